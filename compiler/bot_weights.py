@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from compiler import ir
 from compiler.forces import ForcesChecker
-from compiler.props import Props, describe, prov_of
+from compiler.props import Props, describe, name_of, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from engine.bots.weights import TERMS
@@ -48,12 +48,45 @@ def check_bot_weights(
 ) -> ir.BotWeights:
     keys = KEYS | side_variables | set(sides)
     p = Props(d, r, keys)
+    scenarios = _scenarios(p, r, scenario_names)
+    terms, variables = _weights(p, r, side_variables)
+    terrain = _terrain_weights(p, r, terrain_attributes)
+    return ir.BotWeights(
+        name_of(d),
+        scenarios,
+        terms,
+        variables,
+        terrain,
+        _objectives(p, forces, sides),
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _objectives(p: Props, forces: ForcesChecker, sides: list[str]) -> tuple[tuple[str, str], ...]:
+    """The hexes a side's bot heads for (`both`: either side's), each with its side."""
+    objectives: list[tuple[str, str]] = []
+    for side in [*sides, BOTH]:
+        for v in p.values(side):
+            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
+    return tuple(objectives)
+
+
+def _scenarios(p: Props, r: Reporter, scenario_names: set[str]) -> tuple[str, ...]:
+    """The scenarios the weights are for (none: every scenario)."""
     scenarios = []
     for v in p.values("scenarios"):
         if isinstance(v, ast.Name) and v.id in scenario_names:
             scenarios.append(v.id)
         else:
             r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
+    return tuple(scenarios)
+
+
+def _weights(
+    p: Props, r: Reporter, side_variables: set[str]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The weights of the evaluation's terms and of the per-side variables."""
     terms: dict[str, float] = {}
     variables: dict[str, float] = {}
     for key in sorted(TERMS | side_variables):
@@ -65,6 +98,11 @@ def check_bot_weights(
             r.error(p.line(key).span, BAD_VALUE, f"{key!r} takes one number, its weight")
             continue
         (terms if key in TERMS else variables)[key] = value
+    return terms, variables
+
+
+def _terrain_weights(p: Props, r: Reporter, terrain_attributes: set[str]) -> dict[str, float]:
+    """`terrain ATTRIBUTE WEIGHT …`: what a unit's hex is worth by its terrain."""
     terrain: dict[str, float] = {}
     vals = p.values("terrain")
     for i in range(0, len(vals), 2):
@@ -81,17 +119,4 @@ def check_bot_weights(
             r.error(attr.span, UNKNOWN_NAME, f"no terrain declares {attr.id!r}", *hint_note(hint))
             continue
         terrain[attr.id] = weight
-    objectives: list[tuple[str, str]] = []
-    for side in [*sides, BOTH]:
-        for v in p.values(side):
-            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
-    return ir.BotWeights(
-        d.name or "",
-        tuple(scenarios),
-        terms,
-        variables,
-        terrain,
-        tuple(objectives),
-        prov_of(d.prov),
-        d.span,
-    )
+    return terrain

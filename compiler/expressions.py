@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
+from typing import ClassVar
 
 from compiler import ir
 from compiler.hexmap import LABEL
@@ -35,6 +37,10 @@ ERROR = "error"
 NUMERIC = {"int", "number"}
 AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min", "highest", "lowest"}
 COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
+# The types that may hold `none` (no side, no unit, …).
+NULLABLE = ("side", "unit", "hex", "code", "combat")
+# What a table's columns are named by, as an expression type.
+COLUMN_TYPES = {"odds": "odds", "number": "int", "name": "str"}
 
 
 @dataclass
@@ -84,6 +90,10 @@ class Symbols:
 
 
 class ExprChecker:
+    """Checks expressions into typed IR. `_expr` looks up the check of each kind
+    of expression by its node type in `_CHECKS`, and `binary` the check of each
+    operator in `_OPERATORS` (both at the end of the class)."""
+
     def __init__(self, symbols: Symbols, reporter: Reporter) -> None:
         self.sym = symbols
         self.r = reporter
@@ -116,78 +126,89 @@ class ExprChecker:
         return self.expect(out, expected, "this")
 
     def _expr(self, e: ast.Expr, scope: Scope, expected: str | None) -> ir.TExpr:
-        if isinstance(e, ast.Number):
-            return self.number(e, expected)
-        if isinstance(e, ast.String):
-            return ir.Const("str", e.span, e.value)
-        if isinstance(e, ast.Name) and e.id == "none" and expected in NAMED_TYPES:
-            return ir.Const(expected, e.span, "")  # a unit of no brigade has the brigade ""
-        if isinstance(e, ast.Odds):
-            return ir.Const("odds", e.span, (e.attack, e.defend))
-        if isinstance(e, ast.Range):
-            # `turn in 1..2`, `roll in 5..`: bounds, either open.
-            low = int(e.low) if e.low is not None else None
-            high = int(e.high) if e.high is not None else None
-            return ir.Const("range", e.span, (low, high))
-        if isinstance(e, ast.Name):
-            return self.name(e, scope, expected)
-        if isinstance(e, ast.Paren):
-            return self._expr(e.expr, scope, expected)
-        if isinstance(e, ast.Call):
-            return self.call(e, scope, expected)
-        if isinstance(e, ast.Attr):
-            return self.attr(e, scope)
-        if isinstance(e, ast.Unary):
-            return self.unary(e, scope)
-        if isinstance(e, ast.Binary):
-            return self.binary(e, scope)
-        if isinstance(e, ast.Conditional):
-            test = self.expr(e.test, scope, "bool")
-            then = self._expr(e.then, scope, expected)
-            orelse = self.expr(
-                e.orelse, scope, then.type if then.type not in (ERROR, "none") else expected
-            )
-            typ = then.type if then.type != "none" else orelse.type
-            return ir.Conditional(typ, e.span, test, then, orelse)
-        if isinstance(e, ast.ListExpr):
-            # `[0101, 0102]` where hexes are expected: hex labels, not numbers.
-            inner = ELEMENT_TYPES.get(expected) if expected else None
-            items = tuple(self._expr(i, scope, inner) for i in e.items)
-            types = {i.type for i in items} - {ERROR}
-            if len(types) > 1:
-                return self.error(e.span, "a list holds values of one type")
-            elem = types.pop() if types else "unit"
-            return ir.ListOf(COLLECTION_OF.get(elem, f"list:{elem}"), e.span, items)
-        if isinstance(e, ast.Index):
-            return self.index(e, scope)
-        return self.error(e.span, f"{type(e).__name__.lower()} is not an expression here")
+        """The expression, typed; `expected` guides what a literal means (a hex label)."""
+        check = self._CHECKS.get(type(e))
+        if check is None:
+            return self.error(e.span, f"{type(e).__name__.lower()} is not an expression here")
+        return check(self, e, scope, expected)
 
-    def number(self, e: ast.Number, expected: str | None) -> ir.TExpr:
+    def number(self, e: ast.Number, scope: Scope, expected: str | None) -> ir.TExpr:
         if expected == "hex" and LABEL.match(e.text):
             if e.text not in self.sym.hex_labels:
                 self.r.error(e.span, BAD_HEX, f"hex {e.text} is not on the map")
                 return ir.Const(ERROR, e.span, None)
             return ir.Const("hex", e.span, e.text)
         if "." in e.text:
-            from fractions import Fraction
-
             return ir.Const("number", e.span, Fraction(e.text))
         return ir.Const("int", e.span, int(e.text))
 
+    def string(self, e: ast.String, scope: Scope, expected: str | None) -> ir.TExpr:
+        return ir.Const("str", e.span, e.value)
+
+    def odds(self, e: ast.Odds, scope: Scope, expected: str | None) -> ir.TExpr:
+        return ir.Const("odds", e.span, (e.attack, e.defend))
+
+    def range_(self, e: ast.Range, scope: Scope, expected: str | None) -> ir.TExpr:
+        """`turn in 1..2`, `roll in 5..`: bounds, either open."""
+        low = int(e.low) if e.low is not None else None
+        high = int(e.high) if e.high is not None else None
+        return ir.Const("range", e.span, (low, high))
+
+    def paren(self, e: ast.Paren, scope: Scope, expected: str | None) -> ir.TExpr:
+        return self._expr(e.expr, scope, expected)
+
+    def conditional(self, e: ast.Conditional, scope: Scope, expected: str | None) -> ir.TExpr:
+        test = self.expr(e.test, scope, "bool")
+        then = self._expr(e.then, scope, expected)
+        orelse = self.expr(
+            e.orelse, scope, then.type if then.type not in (ERROR, "none") else expected
+        )
+        typ = then.type if then.type != "none" else orelse.type
+        return ir.Conditional(typ, e.span, test, then, orelse)
+
+    def list_expr(self, e: ast.ListExpr, scope: Scope, expected: str | None) -> ir.TExpr:
+        # `[0101, 0102]` where hexes are expected: hex labels, not numbers.
+        inner = ELEMENT_TYPES.get(expected) if expected else None
+        items = tuple(self._expr(i, scope, inner) for i in e.items)
+        types = {i.type for i in items} - {ERROR}
+        if len(types) > 1:
+            return self.error(e.span, "a list holds values of one type")
+        elem = types.pop() if types else "unit"
+        return ir.ListOf(COLLECTION_OF.get(elem, f"list:{elem}"), e.span, items)
+
+    # ------------------------------------------------------------ names
+
     def name(self, e: ast.Name, scope: Scope, expected: str | None = None) -> ir.TExpr:
+        """A name, looked up in the order the module's docstring gives."""
+        if e.id == "none" and expected in NAMED_TYPES:
+            return ir.Const(expected, e.span, "")  # a unit of no brigade has the brigade ""
+        for find in (self.element_name, self.bound_name, self.declared_name):
+            found = find(e, scope)
+            if found is not None:
+                return found
+        return self.unknown_name(e, scope, expected)
+
+    def element_name(self, e: ast.Name, scope: Scope) -> ir.TExpr | None:
+        """`it`, or inside `units where …` a unit's own attribute or variable, bare."""
+        if not scope.elements:
+            return None
+        depth = len(scope.elements) - 1
+        elem_type = scope.elements[-1]
+        if e.id == "it":
+            return ir.Element(elem_type, e.span, depth)
+        if elem_type != "unit" or e.id in scope.bindings:
+            return None
+        element = ir.Element("unit", e.span, depth)
+        var = self.sym.variables.get(e.id)
+        if var is not None and var.scope == "unit":
+            return ir.VarAt(var.type, e.span, e.id, element)
+        if e.id in self.sym.unit_attributes:
+            return ir.UnitAttr(self.sym.unit_attributes[e.id], e.span, element, e.id)
+        return None
+
+    def bound_name(self, e: ast.Name, scope: Scope) -> ir.TExpr | None:
+        """A binding, one of the game's variables, or a word (`none`, `yes`, `track`)."""
         n = e.id
-        if scope.elements:
-            depth = len(scope.elements) - 1
-            elem_type = scope.elements[-1]
-            if n == "it":
-                return ir.Element(elem_type, e.span, depth)
-            if elem_type == "unit" and n not in scope.bindings:
-                element = ir.Element("unit", e.span, depth)
-                var = self.sym.variables.get(n)
-                if var is not None and var.scope == "unit":
-                    return ir.VarAt(var.type, e.span, n, element)
-                if n in self.sym.unit_attributes:
-                    return ir.UnitAttr(self.sym.unit_attributes[n], e.span, element, n)
         if n in scope.bindings:
             return ir.Binding(scope.bindings[n], e.span, n)
         if n in VARIABLES:
@@ -198,12 +219,14 @@ class ExprChecker:
             return ir.Const("bool", e.span, n in TRUE_WORDS)
         if n == "track" and self.sym.turn_track is not None:
             return ir.Const("track", e.span, None)
+        return None
+
+    def declared_name(self, e: ast.Name, scope: Scope) -> ir.TExpr | None:
+        """A state variable, a declared thing, a definition or query without parameters."""
+        n = e.id
         var = self.sym.variables.get(n)
         if var is not None:
-            if var.scope:
-                where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
-                return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
-            return ir.Var(var.type, e.span, n)
+            return self.variable(e, var)
         if n in self.sym.entities:
             ent = self.sym.entities[n]
             return ir.Const(ent.type, e.span, ent.value)
@@ -212,11 +235,22 @@ class ExprChecker:
         sig = self.sym.vocabulary.get(n)
         if sig is not None and sig.kind == "query" and not sig.params:
             return ir.Query(sig.returns, e.span, n, ())
-        hint = did_you_mean(n, self.names_in_scope(scope, expected))
+        return None
+
+    def variable(self, e: ast.Name, var: ir.Variable) -> ir.TExpr:
+        """A state variable by its bare name: only a global one has one value."""
+        n = e.id
+        if var.scope:
+            where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
+            return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
+        return ir.Var(var.type, e.span, n)
+
+    def unknown_name(self, e: ast.Name, scope: Scope, expected: str | None) -> ir.TExpr:
+        hint = did_you_mean(e.id, self.names_in_scope(scope, expected))
         self.r.error(
             e.span,
             UNKNOWN_NAME,
-            f"unknown name {n!r}",
+            f"unknown name {e.id!r}",
             *hint_note(hint),
             *self.available_note(scope),
         )
@@ -226,11 +260,7 @@ class ExprChecker:
         """Every name an expression may use here, with its type; only those of
         the `expected` type when one is expected, so that "did you mean" never
         offers a side where a hex is wanted."""
-        names: dict[str, str] = {k: v[0] for k, v in VARIABLES.items()}
-        names |= {k: v.type for k, v in self.sym.variables.items() if not v.scope}
-        names |= {k: ent.type for k, ent in self.sym.entities.items()}
-        names |= {k: t for k, t in self.sym.define_types.items() if not self.sym.defines[k].params}
-        names |= {"yes": "bool", "no": "bool", "true": "bool", "false": "bool"}
+        names = self.declared_names()
         if scope.elements:
             names["it"] = scope.elements[-1]
             if scope.elements[-1] == "unit":
@@ -239,6 +269,15 @@ class ExprChecker:
         if expected is None or expected == "any":
             return names
         return {k: t for k, t in names.items() if compatible(t, expected)}
+
+    def declared_names(self) -> dict[str, str]:
+        """The names an expression may use anywhere, with their types."""
+        sym = self.sym
+        names: dict[str, str] = {k: v[0] for k, v in VARIABLES.items()}
+        names |= {k: v.type for k, v in sym.variables.items() if not v.scope}
+        names |= {k: ent.type for k, ent in sym.entities.items()}
+        names |= {k: t for k, t in sym.define_types.items() if not sym.defines[k].params}
+        return names | {"yes": "bool", "no": "bool", "true": "bool", "false": "bool"}
 
     def available_note(self, scope: Scope) -> list[str]:
         """The names bound where the expression is written (parameters, `let`s,
@@ -250,7 +289,9 @@ class ExprChecker:
             return ["no names are bound here: only declared names and the game's variables"]
         return [f"names available here: {', '.join(local)} (and every declared name)"]
 
-    def attr(self, e: ast.Attr, scope: Scope) -> ir.TExpr:
+    # ------------------------------------------------------------ attributes and indexes
+
+    def attr(self, e: ast.Attr, scope: Scope, expected: str | None = None) -> ir.TExpr:
         value = self._expr(e.value, scope, None)
         if value.type == ERROR:
             return value
@@ -261,29 +302,31 @@ class ExprChecker:
         if value.type.startswith("enum:") and value.type[5:] in self.sym.levels:
             return self.level_data(e, value)
         if value.type == "unit":
-            var = self.sym.variables.get(e.name)
-            if var is not None and var.scope == "unit":
-                return ir.VarAt(var.type, e.span, e.name, value)
-            if e.name not in self.sym.unit_attributes:
-                hint = did_you_mean(e.name, self.sym.unit_attributes)
-                return self.error(
-                    e.span,
-                    f"units have no attribute {e.name!r}",
-                    *hint_note(hint),
-                )
-            return ir.UnitAttr(self.sym.unit_attributes[e.name], e.span, value, e.name)
+            return self.unit_attr(e, value)
         if value.type.startswith("cell:"):
-            table = self.sym.tables.get(value.type.split(":", 1)[1])
-            if table is None:
-                return ir.Const(ERROR, e.span, None)
-            if e.name not in table.parts:
-                parts = ", ".join(table.parts)
-                return self.error(
-                    e.span, f"cells of {table.name!r} have parts {parts}, not {e.name!r}"
-                )
-            i = table.parts.index(e.name)
-            return ir.CellPart(part_type(table.kinds[i]), e.span, value, i)
+            return self.cell_part(e, value)
         return self.error(e.span, f"{article(value.type)} has no attribute {e.name!r}")
+
+    def unit_attr(self, e: ast.Attr, unit: ir.TExpr) -> ir.TExpr:
+        """`u.strength`: a unit's attribute, or its value of a per-unit variable."""
+        var = self.sym.variables.get(e.name)
+        if var is not None and var.scope == "unit":
+            return ir.VarAt(var.type, e.span, e.name, unit)
+        if e.name not in self.sym.unit_attributes:
+            hint = did_you_mean(e.name, self.sym.unit_attributes)
+            return self.error(e.span, f"units have no attribute {e.name!r}", *hint_note(hint))
+        return ir.UnitAttr(self.sym.unit_attributes[e.name], e.span, unit, e.name)
+
+    def cell_part(self, e: ast.Attr, cell: ir.TExpr) -> ir.TExpr:
+        """`result.retreat`: one part of a table cell."""
+        table = self.sym.tables.get(cell.type.split(":", 1)[1])
+        if table is None:
+            return ir.Const(ERROR, e.span, None)
+        if e.name not in table.parts:
+            parts = ", ".join(table.parts)
+            return self.error(e.span, f"cells of {table.name!r} have parts {parts}, not {e.name!r}")
+        i = table.parts.index(e.name)
+        return ir.CellPart(part_type(table.kinds[i]), e.span, cell, i)
 
     def track_data(self, e: ast.Attr) -> ir.TExpr:
         """`track.heat`: this turn's value on the turn track (no/0 where a turn is silent)."""
@@ -337,7 +380,7 @@ class ExprChecker:
             (ir.Const("str", e.span, levels.name), value, ir.Const("str", e.span, e.name)),
         )
 
-    def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
+    def index(self, e: ast.Index, scope: Scope, expected: str | None = None) -> ir.TExpr:
         """`army_morale[east_army]`: a per-side (or per-unit, per-hex) variable at an index."""
         name = e.value.id if isinstance(e.value, ast.Name) else None
         var = self.sym.variables.get(name) if name else None
@@ -346,69 +389,92 @@ class ExprChecker:
         index = self.expr(e.index, scope, var.scope)
         return ir.VarAt(var.type, e.span, var.name, index)
 
-    def unary(self, e: ast.Unary, scope: Scope) -> ir.TExpr:
+    # ------------------------------------------------------------ operators
+
+    def unary(self, e: ast.Unary, scope: Scope, expected: str | None = None) -> ir.TExpr:
         if e.op == "not":
             operand = self.expr(e.operand, scope, "bool")
             return ir.Unary("bool", e.span, "not", operand)
         operand = self.expr(e.operand, scope, "int")
         return ir.Unary(operand.type if operand.type != ERROR else "int", e.span, "-", operand)
 
-    def binary(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
-        op = e.op
-        if op == "where":
-            coll = self._expr(e.left, scope, None)
-            if coll.type == ERROR:
-                return coll
-            if coll.type not in ELEMENT_TYPES:
-                return self.error(
-                    e.left.span, f"`where` filters a collection, not {article(coll.type)}"
-                )
-            inner = Scope(dict(scope.bindings), [*scope.elements, ELEMENT_TYPES[coll.type]])
-            cond = self.expr(e.right, inner, "bool")
-            return ir.Where(coll.type, e.span, coll, len(scope.elements), cond)
-        if op in ("and", "or"):
-            left = self.expr(e.left, scope, "bool")
-            right = self.expr(e.right, scope, "bool")
-            return ir.Binary("bool", e.span, op, left, right)
-        if op in ("in", "not in"):
-            right = self._expr(e.right, scope, None)
-            if right.type == "range":
-                left = self.expr(e.left, scope, "int")
-                return ir.Binary("bool", e.span, op, left, right)
-            elem = ELEMENT_TYPES.get(right.type)
-            if right.type != ERROR and elem is None:
-                return self.error(
-                    e.right.span,
-                    f"`{op}` needs a collection on its right, not {article(right.type)}",
-                )
-            left = self.expr(e.left, scope, elem)
-            return ir.Binary("bool", e.span, op, left, right)
-        if op in ("==", "!=", "<", "<=", ">", ">="):
-            left = self._expr(e.left, scope, None)
-            right = self._expr(e.right, scope, left.type if left.type != ERROR else None)
-            if "range" in (left.type, right.type):
-                return self.error(
-                    e.span,
-                    f"`{op}` compares values; a range such as 1..3 is not a value",
-                    "test whether a value lies in a range with `in`: `turn in 1..2`",
-                )
-            right = self.expect(
-                right, left.type if left.type not in (ERROR, "int") else None, "the right side"
+    def binary(self, e: ast.Binary, scope: Scope, expected: str | None = None) -> ir.TExpr:
+        check = self._OPERATORS.get(e.op, ExprChecker.arithmetic)
+        return check(self, e, scope)
+
+    def where(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        """`units where strength > 2`: the elements for which the condition holds."""
+        coll = self._expr(e.left, scope, None)
+        if coll.type == ERROR:
+            return coll
+        if coll.type not in ELEMENT_TYPES:
+            return self.error(
+                e.left.span, f"`where` filters a collection, not {article(coll.type)}"
             )
-            if left.type == "int" and right.type not in NUMERIC | {ERROR}:
-                return self.error(e.span, f"cannot compare a number with {article(right.type)}")
-            if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
-                return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
-            if left.type != ERROR and same_expression(left, right):
-                return self.error(
-                    e.span,
-                    "this compares a value with itself",
-                    "inside `where`, a name bound here (a parameter, a `let`) hides the "
-                    "unit's own value of that name: write `side(it)`, `it.strength`, …",
-                )
-            return ir.Binary("bool", e.span, op, left, right)
-        # arithmetic; `+` also joins two collections of the same kind
-        if op == "+":
+        cond = self.expr(e.right, self.element_scope(scope, coll.type), "bool")
+        return ir.Where(coll.type, e.span, coll, len(scope.elements), cond)
+
+    def element_scope(self, scope: Scope, collection: str) -> Scope:
+        """The scope inside `where` or an aggregate: `it` is the collection's element."""
+        return Scope(dict(scope.bindings), [*scope.elements, ELEMENT_TYPES[collection]])
+
+    def logic(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        left = self.expr(e.left, scope, "bool")
+        right = self.expr(e.right, scope, "bool")
+        return ir.Binary("bool", e.span, e.op, left, right)
+
+    def membership(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        """`x in collection`, `turn in 1..3` (and `not in`)."""
+        right = self._expr(e.right, scope, None)
+        if right.type == "range":
+            left = self.expr(e.left, scope, "int")
+            return ir.Binary("bool", e.span, e.op, left, right)
+        elem = ELEMENT_TYPES.get(right.type)
+        if right.type != ERROR and elem is None:
+            return self.error(
+                e.right.span,
+                f"`{e.op}` needs a collection on its right, not {article(right.type)}",
+            )
+        left = self.expr(e.left, scope, elem)
+        return ir.Binary("bool", e.span, e.op, left, right)
+
+    def comparison(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        op = e.op
+        left = self._expr(e.left, scope, None)
+        right = self._expr(e.right, scope, left.type if left.type != ERROR else None)
+        if "range" in (left.type, right.type):
+            return self.error(
+                e.span,
+                f"`{op}` compares values; a range such as 1..3 is not a value",
+                "test whether a value lies in a range with `in`: `turn in 1..2`",
+            )
+        right = self.expect(
+            right, left.type if left.type not in (ERROR, "int") else None, "the right side"
+        )
+        wrong = self.incomparable(e, left, right)
+        if wrong is not None:
+            return wrong
+        return ir.Binary("bool", e.span, op, left, right)
+
+    def incomparable(self, e: ast.Binary, left: ir.TExpr, right: ir.TExpr) -> ir.TExpr | None:
+        """The error of a comparison that cannot be made, if it cannot."""
+        if left.type == "int" and right.type not in NUMERIC | {ERROR}:
+            return self.error(e.span, f"cannot compare a number with {article(right.type)}")
+        if e.op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
+            return self.error(e.span, f"`{e.op}` compares numbers, not {article(left.type)}")
+        if left.type != ERROR and same_expression(left, right):
+            return self.error(
+                e.span,
+                "this compares a value with itself",
+                "inside `where`, a name bound here (a parameter, a `let`) hides the "
+                "unit's own value of that name: write `side(it)`, `it.strength`, …",
+            )
+        return None
+
+    def arithmetic(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        """Arithmetic on whole numbers or halves (1/2 VP); `+` also joins two
+        collections of the same kind."""
+        if e.op == "+":
             left = self._expr(e.left, scope, None)
             if left.type in ELEMENT_TYPES:
                 right = self.expr(e.right, scope, left.type)
@@ -416,11 +482,13 @@ class ExprChecker:
             left = self.expect(left, "number", "this")
         else:
             left = self.expr(e.left, scope, "number")
-        right = self.expr(e.right, scope, "number")  # whole numbers or halves (1/2 VP)
-        typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
-        return ir.Binary(typ, e.span, op, left, right)
+        right = self.expr(e.right, scope, "number")
+        typ = "number" if "number" in (left.type, right.type) or e.op == "/" else "int"
+        return ir.Binary(typ, e.span, e.op, left, right)
 
-    def call(self, e: ast.Call, scope: Scope, expected: str | None) -> ir.TExpr:
+    # ------------------------------------------------------------ calls
+
+    def call(self, e: ast.Call, scope: Scope, expected: str | None = None) -> ir.TExpr:
         name = e.func
         if name in self.sym.defines:
             return self.define_call(e, scope)
@@ -429,31 +497,28 @@ class ExprChecker:
         if name == "lookup":
             return self.lookup(e, scope)
         if name in self.sym.levels:
-            if len(e.args) != 1 or e.keywords:
-                return self.error(e.span, f"{name}(side) takes one side")
-            side = self.expr(e.args[0], scope, "side")
-            return ir.Query(
-                f"enum:{name}", e.span, "level_of", (ir.Const("str", e.span, name), side)
-            )
+            return self.level_of(e, scope)
         sig = self.sym.vocabulary.get(name)
         if sig is None:
-            known = (
-                set(self.sym.defines)
-                | AGGREGATES
-                | {n for n, s in self.sym.vocabulary.items() if s.kind == "query"}
-            )
-            hint = did_you_mean(name, known)
-            self.r.error(
-                e.span,
-                UNKNOWN_NAME,
-                f"unknown function {name!r}",
-                *hint_note(hint),
-            )
-            return ir.Const(ERROR, e.span, None)
+            return self.unknown_function(e)
         if sig.kind != "query":
             return self.error(e.span, f"{name!r} changes the game; it is a statement, not a value")
         args = self.arguments(e.span, name, sig.params, e.args, e.keywords, scope)
         return ir.Query(sig.returns, e.span, name, tuple(a for _n, a in args))
+
+    def level_of(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        """`morale_level(side)`: the level a side stands at on a level track."""
+        name = e.func
+        if len(e.args) != 1 or e.keywords:
+            return self.error(e.span, f"{name}(side) takes one side")
+        side = self.expr(e.args[0], scope, "side")
+        return ir.Query(f"enum:{name}", e.span, "level_of", (ir.Const("str", e.span, name), side))
+
+    def unknown_function(self, e: ast.Call) -> ir.TExpr:
+        queries = {n for n, s in self.sym.vocabulary.items() if s.kind == "query"}
+        hint = did_you_mean(e.func, set(self.sym.defines) | AGGREGATES | queries)
+        self.r.error(e.span, UNKNOWN_NAME, f"unknown function {e.func!r}", *hint_note(hint))
+        return ir.Const(ERROR, e.span, None)
 
     def arguments(
         self,
@@ -466,24 +531,7 @@ class ExprChecker:
         optional: frozenset[str] = frozenset(),
     ) -> list[tuple[str, ir.TExpr]]:
         """Match positional and keyword arguments to parameters and check each."""
-        given: dict[str, ast.Expr] = {}
-        names = [p for p, _t in params]
-        if len(args) > len(params):
-            self.error(span, f"{name} takes {len(params)} argument(s), not {len(args)}")
-        for (pname, _t), arg in zip(params, args, strict=False):
-            given[pname] = arg
-        for kw, arg in keywords:
-            if kw not in names:
-                hint = did_you_mean(kw, names)
-                self.error(
-                    arg.span,
-                    f"{name} has no parameter {kw!r}",
-                    *hint_note(hint),
-                )
-            elif kw in given:
-                self.error(arg.span, f"{kw!r} given twice")
-            else:
-                given[kw] = arg
+        given = self.given(span, name, params, args, keywords)
         out = []
         for pname, ptype in params:
             if pname not in given:
@@ -498,6 +546,29 @@ class ExprChecker:
                 out.append((pname, self.expr(arg, scope, ptype)))
         return out
 
+    def given(
+        self,
+        span: Span,
+        name: str,
+        params: tuple[tuple[str, str | Lambda], ...],
+        args: tuple[ast.Expr, ...],
+        keywords: tuple[tuple[str, ast.Expr], ...],
+    ) -> dict[str, ast.Expr]:
+        """The argument given for each parameter, positionally or by keyword."""
+        names = [p for p, _t in params]
+        if len(args) > len(params):
+            self.error(span, f"{name} takes {len(params)} argument(s), not {len(args)}")
+        given: dict[str, ast.Expr] = dict(zip(names, args, strict=False))
+        for kw, arg in keywords:
+            if kw not in names:
+                hint = did_you_mean(kw, names)
+                self.error(arg.span, f"{name} has no parameter {kw!r}", *hint_note(hint))
+            elif kw in given:
+                self.error(arg.span, f"{kw!r} given twice")
+            else:
+                given[kw] = arg
+        return given
+
     def lookup(self, e: ast.Call, scope: Scope) -> ir.TExpr:
         """`lookup(table, row, column)`: read a table that is not rolled on."""
         if e.keywords or len(e.args) not in (2, 3):
@@ -508,24 +579,25 @@ class ExprChecker:
         table = self.sym.tables.get(t.id) if isinstance(t, ast.Name) else None
         if table is None:
             return self.error(t.span, "lookup's first argument is a table")
-        row_type = (
-            "int" if table.row_kind == "range" else "code" if table.row_key == "result" else "str"
-        )
-        args = [ir.Const("table", t.span, table.name), self.expr(e.args[1], scope, row_type)]
-        want = {"odds": "odds", "number": "int", "name": "str"}.get(table.column_kind)
+        row = self.expr(e.args[1], scope, _row_type(table))
+        want = COLUMN_TYPES.get(table.column_kind)
         if want is None and len(e.args) == 3:
             return self.error(e.args[2].span, f"table {table.name!r} has one column")
+        args = [ir.Const("table", t.span, table.name), row]
         if want is not None:
             if len(e.args) != 3:
                 return self.error(e.span, f"table {table.name!r} has columns: give the column too")
-            column = self.expr(e.args[2], scope)
-            named = want == "str" and (
-                column.type in NAMED_TYPES or column.type.startswith("enum:")
-            )
-            if column.type != "column" and not named:
-                column = self.expect(column, want, "the column")
-            args.append(column)
+            args.append(self.lookup_column(e.args[2], want, scope))
         return ir.Query(cell_type(table), e.span, "lookup", tuple(args))
+
+    def lookup_column(self, arg: ast.Expr, want: str, scope: Scope) -> ir.TExpr:
+        """The column looked up: of the table's kind, or a name (a brigade, a
+        value of an enumeration) where columns are named."""
+        column = self.expr(arg, scope)
+        named = want == "str" and (column.type in NAMED_TYPES or column.type.startswith("enum:"))
+        if column.type != "column" and not named:
+            return self.expect(column, want, "the column")
+        return column
 
     def define_call(self, e: ast.Call, scope: Scope) -> ir.TExpr:
         d = self.sym.defines[e.func]
@@ -535,38 +607,76 @@ class ExprChecker:
         return ir.DefineCall(returns, e.span, e.func, tuple(a for _n, a in args))
 
     def aggregate(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        """`sum`, `count`, `all`, … over a collection; the expression is read per element."""
         op = e.func
-        if e.keywords:
-            return self.error(e.span, f"{op} takes no keyword arguments")
-        if not 1 <= len(e.args) <= 2:
-            return self.error(e.span, f"{op} takes a collection and an optional expression")
-        coll = self._expr(e.args[0], scope, None)
+        coll = self.aggregated(e, scope)
         if coll.type == ERROR:
             return coll
-        if coll.type not in ELEMENT_TYPES:
-            return self.error(
-                e.args[0].span, f"{op} works on a collection, not {article(coll.type)}"
-            )
-        inner = Scope(dict(scope.bindings), [*scope.elements, ELEMENT_TYPES[coll.type]])
+        inner = self.element_scope(scope, coll.type)
         depth = len(scope.elements)
-        body = None
-        if op in ("sum", "max", "min"):
-            if len(e.args) != 2:
-                return self.error(e.span, f"{op}(collection, value) needs the value to add up")
-            body = self.expr(e.args[1], inner, "int")
-            return ir.Aggregate(
-                body.type if body.type != ERROR else "int", e.span, op, coll, depth, body
-            )
-        if op in ("highest", "lowest"):
-            if len(e.args) != 2:
-                return self.error(e.span, f"{op}(collection, value) needs the value to rank by")
-            body = self.expr(e.args[1], inner, "int")
-            return ir.Aggregate(ELEMENT_TYPES[coll.type], e.span, op, coll, depth, body)
-        if len(e.args) == 2:
-            body = self.expr(e.args[1], inner, "bool")
-        elif op in ("all", "none"):
+        if op in ("sum", "max", "min", "highest", "lowest"):
+            return self.valued_aggregate(e, coll, inner, depth)
+        body = self.expr(e.args[1], inner, "bool") if len(e.args) == 2 else None
+        if body is None and op in ("all", "none"):
             return self.error(e.span, f"{op}(collection, condition) needs the condition")
         return ir.Aggregate("int" if op == "count" else "bool", e.span, op, coll, depth, body)
+
+    def aggregated(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        """The collection an aggregate runs over (an error when the call is not
+        `op(collection)` or `op(collection, expression)`)."""
+        if e.keywords:
+            return self.error(e.span, f"{e.func} takes no keyword arguments")
+        if not 1 <= len(e.args) <= 2:
+            return self.error(e.span, f"{e.func} takes a collection and an optional expression")
+        coll = self._expr(e.args[0], scope, None)
+        if coll.type not in ELEMENT_TYPES and coll.type != ERROR:
+            return self.error(
+                e.args[0].span, f"{e.func} works on a collection, not {article(coll.type)}"
+            )
+        return coll
+
+    def valued_aggregate(self, e: ast.Call, coll: ir.TExpr, inner: Scope, depth: int) -> ir.TExpr:
+        """`sum(units, strength)` adds up (`max`, `min` likewise); `highest(units,
+        strength)` ranks by the value and gives the element."""
+        op = e.func
+        ranks = op in ("highest", "lowest")
+        if len(e.args) != 2:
+            what = "the value to rank by" if ranks else "the value to add up"
+            return self.error(e.span, f"{op}(collection, value) needs {what}")
+        body = self.expr(e.args[1], inner, "int")
+        if ranks:
+            return ir.Aggregate(ELEMENT_TYPES[coll.type], e.span, op, coll, depth, body)
+        typ = body.type if body.type != ERROR else "int"
+        return ir.Aggregate(typ, e.span, op, coll, depth, body)
+
+    _CHECKS: ClassVar[dict[type, Callable[..., ir.TExpr]]] = {
+        ast.Number: number,
+        ast.String: string,
+        ast.Name: name,
+        ast.Odds: odds,
+        ast.Range: range_,
+        ast.Paren: paren,
+        ast.Call: call,
+        ast.Attr: attr,
+        ast.Unary: unary,
+        ast.Binary: binary,
+        ast.Conditional: conditional,
+        ast.ListExpr: list_expr,
+        ast.Index: index,
+    }
+    _OPERATORS: ClassVar[dict[str, Callable[..., ir.TExpr]]] = {
+        "where": where,
+        "and": logic,
+        "or": logic,
+        "in": membership,
+        "not in": membership,
+        "==": comparison,
+        "!=": comparison,
+        "<": comparison,
+        "<=": comparison,
+        ">": comparison,
+        ">=": comparison,
+    }
 
 
 def _data_type(value: object) -> str:
@@ -603,23 +713,31 @@ def part_type(kind: str) -> str:
     return {"code": "code", "number": "int", "name": "str"}.get(kind) or enum_type(kind)
 
 
+def _row_type(table: ir.Table) -> str:
+    """What a table's rows are looked up by: a number, a result code or a name."""
+    if table.row_kind == "range":
+        return "int"
+    return "code" if table.row_key == "result" else "str"
+
+
 def cell_type(table: ir.Table) -> str:
     """What a roll on (or look-up in) the table gives: the part, or the whole cell."""
     return part_type(table.kinds[0]) if len(table.parts) == 1 else f"cell:{table.name}"
 
 
 def compatible(actual: str, expected: str) -> bool:
-    if actual == expected:
-        return True
-    if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
-        return True
-    if actual == "marker" and expected == "str":
-        return True
-    if expected == "number" and actual == "int":
-        return True
-    if expected == "code" and actual == "code":
-        return True
-    return actual.startswith("list:") or expected == "any"
+    """A value of type `actual` may stand where `expected` is wanted."""
+    return (
+        actual == expected
+        or (actual, expected) in _WIDENINGS
+        or actual.startswith("list:")
+        or expected == "any"
+    )
+
+
+# Values that may stand for another type: `none` for a side (unit, hex, …),
+# a marker's name for a string, a whole number for a number.
+_WIDENINGS = {("none", t) for t in NULLABLE} | {("marker", "str"), ("int", "number")}
 
 
 def article(typ: str) -> str:

@@ -39,6 +39,16 @@ def prov_of(p: ast.Provenance) -> Prov:
     return Prov(tuple(Cite(c.document, s) for c in p.citations for s in c.sections), p.provisional)
 
 
+def name_of(d: ast.Entity) -> str:
+    """A declaration's name ("" for the few kinds that may go without)."""
+    return d.name or ""
+
+
+def title_of(d: ast.Entity) -> str:
+    """A declaration's title, or its name when it has none."""
+    return d.title or d.name or ""
+
+
 def describe(v: ast.Expr) -> str:
     """What a value looks like, for messages."""
     if isinstance(v, ast.Number):
@@ -74,23 +84,25 @@ class Props:
         for line in decl.body.lines:
             if isinstance(line, ast.WhenLine):
                 self.when.append(line)
-                continue
-            if isinstance(line, ast.DoLine):
+            elif isinstance(line, ast.DoLine):
                 self.do.append(line)
-                continue
-            key = line.key
-            if key is not None and key in self.known:
-                if key in self.lines:
-                    first = self.lines[key].span
-                    self.r.error(
-                        line.span, DUPLICATE, f"{key!r} given twice", f"first given at {first}"
-                    )
-                    continue
-                self.lines[key] = line
-            elif keyed_only:
+            else:
+                self._add(line, keyed_only)
+
+    def _add(self, line: ast.Line, keyed_only: bool) -> None:
+        """File a `key value…` line under its key; a key given twice is an error."""
+        key = line.key
+        if key is None or key not in self.known:
+            if keyed_only:
                 self._unknown(line)
             else:
                 self.other.append(line)
+            return
+        if key in self.lines:
+            first = self.lines[key].span
+            self.r.error(line.span, DUPLICATE, f"{key!r} given twice", f"first given at {first}")
+            return
+        self.lines[key] = line
 
     def _unknown(self, line: ast.Line) -> None:
         key = line.key

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from functools import singledispatch
 from pathlib import Path
 
 from compiler import ir
@@ -46,27 +47,34 @@ def no_morale(rules: ir.Ruleset, reporter: Reporter) -> None:
 
 def slope_elevation(rules: ir.Ruleset, reporter: Reporter) -> None:
     m = rules.map
-    if m is None:
-        return
     elevation = {t.name: t.props[ELEVATION] for t in rules.terrain if ELEVATION in t.props}
     slopes = {f.name for f in rules.hexside_features if f.slope}
-    if not elevation or not slopes:
+    if m is None or not elevation or not slopes:
         return
+    for up, down in _slopes(m, slopes):
+        high, low = _elevation(m, elevation, up), _elevation(m, elevation, down)
+        if high is not None and low is not None and high < low:
+            reporter.warning(
+                m.span,
+                SLOPE_ELEVATION,
+                f"the slope {up}/{down} puts its up-slope hex {up} (elevation {high}) "
+                f"below {down} (elevation {low})",
+                f"a slope is written up-slope hex first: did you mean {down}/{up}?",
+            )
+
+
+def _elevation(m: ir.Map, elevation: dict[str, object], hex_label: str) -> int | None:
+    """The elevation of a hex's terrain, when its terrain declares a whole number."""
+    height = elevation.get(m.terrain.get(hex_label, m.default))
+    return height if isinstance(height, int) else None
+
+
+def _slopes(m: ir.Map, slopes: set[str]) -> Iterator[tuple[str, str]]:
+    """The map's slope hexsides, each as its up-slope hex and its down-slope hex."""
     for (a, b), features in m.hexsides.items():
         for name, up in features.items():
-            if name not in slopes or not up:
-                continue
-            down = b if up == a else a
-            high = elevation.get(m.terrain.get(up, m.default))
-            low = elevation.get(m.terrain.get(down, m.default))
-            if isinstance(high, int) and isinstance(low, int) and high < low:
-                reporter.warning(
-                    m.span,
-                    SLOPE_ELEVATION,
-                    f"the slope {up}/{down} puts its up-slope hex {up} (elevation {high}) "
-                    f"below {down} (elevation {low})",
-                    f"a slope is written up-slope hex first: did you mean {down}/{up}?",
-                )
+            if name in slopes and up:
+                yield up, (b if up == a else a)
 
 
 def unused(rules: ir.Ruleset, own_folder: Path, reporter: Reporter) -> None:
@@ -107,52 +115,76 @@ def _names_used(rules: ir.Ruleset) -> Iterator[str]:
         yield from _strings(v.initial)
 
 
+@singledispatch
 def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (tuple, list, set, frozenset)):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+    """Every string inside a value of the IR (its spans left out)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for field in dataclasses.fields(value):
             if field.name != "span":
                 yield from _strings(getattr(value, field.name))
 
 
+@_strings.register
+def _(value: str) -> Iterator[str]:
+    yield value
+
+
+@_strings.register(tuple)
+@_strings.register(list)
+@_strings.register(set)
+@_strings.register(frozenset)
+def _(value: tuple | list | set | frozenset) -> Iterator[str]:
+    for item in value:
+        yield from _strings(item)
+
+
+@_strings.register
+def _(value: dict) -> Iterator[str]:
+    for k, v in value.items():
+        yield from _strings(k)
+        yield from _strings(v)
+
+
 def unreachable_victories(rules: ir.Ruleset, reporter: Reporter) -> None:
-    scenarios = {s.name: s for s in rules.scenarios}
     for v in rules.victories:
         first = earliest_turn(v.condition)
-        if first is None:
-            continue
-        where = [scenarios[n] for n in v.scenarios if n in scenarios] or list(rules.scenarios)
-        lasts = [s.turns[1] for s in where] or [rules.turns[1]]
-        if first > max(lasts):
+        last = _last_turn(rules, v)
+        if first is not None and first > last:
             reporter.warning(
                 v.span,
                 UNREACHABLE,
                 f"victory {v.name!r} needs turn {first} or later, "
-                f"but the game ends after turn {max(lasts)}",
+                f"but the game ends after turn {last}",
                 "check the turn in its condition against the scenarios' `turns`",
             )
+
+
+def _last_turn(rules: ir.Ruleset, v: ir.Victory) -> int:
+    """The last turn of any scenario the victory condition applies to."""
+    where = [s for s in rules.scenarios if s.name in v.scenarios] or list(rules.scenarios)
+    return max([s.turns[1] for s in where] or [rules.turns[1]])
 
 
 def earliest_turn(e: ir.TExpr) -> int | None:
     """The first turn on which a condition can hold, from its `turn` comparisons
     joined by `and` (None when it says nothing about the turn)."""
-    if isinstance(e, ir.Binary) and e.op == "and":
+    if not isinstance(e, ir.Binary):
+        return None
+    if e.op == "and":
         found = [t for t in (earliest_turn(e.left), earliest_turn(e.right)) if t is not None]
         return max(found) if found else None
-    if not isinstance(e, ir.Binary) or not (isinstance(e.left, ir.Var) and e.left.name == "turn"):
+    if isinstance(e.left, ir.Var) and e.left.name == "turn":
+        return _first_turn(e.op, e.right)
+    return None
+
+
+def _first_turn(op: str, right: ir.TExpr) -> int | None:
+    """The first turn for which `turn OP right` holds (None when not a constant's)."""
+    if not isinstance(right, ir.Const):
         return None
-    right = e.right
-    if e.op == "in" and isinstance(right, ir.Const) and right.type == "range":
+    if op == "in" and right.type == "range":
         low = right.value[0]  # type: ignore[index]
         return low if isinstance(low, int) else None
-    if not (isinstance(right, ir.Const) and isinstance(right.value, int)):
+    if not isinstance(right.value, int):
         return None
-    return {">=": right.value, ">": right.value + 1, "==": right.value}.get(e.op)
+    return {">=": right.value, ">": right.value + 1, "==": right.value}.get(op)

@@ -17,8 +17,19 @@ to its initial value whenever procedure PROC begins (a phase, a player turn).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from compiler import ir
-from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.props import (
+    BOOL_WORDS,
+    TRUE_WORDS,
+    Props,
+    as_int,
+    describe,
+    name_of,
+    prov_of,
+    title_of,
+)
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
@@ -36,36 +47,15 @@ def enum_type(name: str) -> str:
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
     p = Props(d, r, VARIABLE_KEYS)
-    scope = p.name("per", "") or ""
-    if scope and scope not in SCOPES:
-        r.error(
-            p.line("per").span,
-            BAD_VALUE,
-            "a variable is `per side`, `per unit` or `per hex` (or global)",
-        )
-        scope = ""
-    values: tuple[str, ...] = ()
+    scope = _scope(p, r)
     if p.has("values"):
-        names = p.values("values")
-        if not names or not all(isinstance(v, ast.Name) for v in names):
-            r.error(p.line("values").span, BAD_VALUE, "values lists the names of an enumeration")
-        values = tuple(v.id for v in names if isinstance(v, ast.Name))
-        typ = enum_type(d.name or "")
-        if p.has("type"):
-            r.error(
-                p.line("type").span,
-                BAD_VALUE,
-                "a variable with values is an enumeration: drop `type`",
-            )
+        values, typ = _enumeration(d, p, r)
     else:
-        typ = p.name("type", "int") or "int"
-        if typ not in TYPES:
-            r.error(p.line("type").span, BAD_VALUE, f"type is one of {', '.join(sorted(TYPES))}")
-            typ = "int"
+        values, typ = (), _type(p, r)
     initial = _initial(p, typ, values, r)
     return ir.Variable(
-        d.name or "",
-        d.title or d.name or "",
+        name_of(d),
+        title_of(d),
         scope,
         typ,
         values,
@@ -75,6 +65,42 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
         prov_of(d.prov),
         d.span,
     )
+
+
+def _scope(p: Props, r: Reporter) -> str:
+    """`per side`, `per unit`, `per hex`, or "" for a global variable."""
+    scope = p.name("per", "") or ""
+    if scope and scope not in SCOPES:
+        r.error(
+            p.line("per").span,
+            BAD_VALUE,
+            "a variable is `per side`, `per unit` or `per hex` (or global)",
+        )
+        return ""
+    return scope
+
+
+def _enumeration(d: ast.Entity, p: Props, r: Reporter) -> tuple[tuple[str, ...], str]:
+    """`values A B C`: an enumeration, its values and its type."""
+    names = p.values("values")
+    if not names or not all(isinstance(v, ast.Name) for v in names):
+        r.error(p.line("values").span, BAD_VALUE, "values lists the names of an enumeration")
+    values = tuple(v.id for v in names if isinstance(v, ast.Name))
+    if p.has("type"):
+        r.error(
+            p.line("type").span,
+            BAD_VALUE,
+            "a variable with values is an enumeration: drop `type`",
+        )
+    return values, enum_type(name_of(d))
+
+
+def _type(p: Props, r: Reporter) -> str:
+    typ = p.name("type", "int") or "int"
+    if typ not in TYPES:
+        r.error(p.line("type").span, BAD_VALUE, f"type is one of {', '.join(sorted(TYPES))}")
+        return "int"
+    return typ
 
 
 def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object:
@@ -90,15 +116,56 @@ def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object
             return v.id
         r.error(line.span, BAD_VALUE, f"initial is one of {', '.join(values)}")
         return values[0]
-    if typ in ("int", "number") and v is not None and as_int(v) is not None:
-        return as_int(v)
-    if typ == "bool" and isinstance(v, ast.Name) and v.id in BOOL_WORDS:
+    initial = _typed_initial(typ, v)
+    if initial is _UNFIT:
+        r.error(
+            line.span,
+            BAD_VALUE,
+            f"initial value {describe(v) if v else ''} does not fit type {typ}",
+        )
+        return 0
+    return initial
+
+
+_UNFIT = object()  # an initial value that does not fit the variable's type
+
+
+def _typed_initial(typ: str, v: ast.Expr | None) -> object:
+    """The initial value `v` gives a variable of type `typ`, or `_UNFIT`."""
+    read = _INITIAL_VALUES.get(typ)
+    return read(v) if read is not None and v is not None else _UNFIT
+
+
+def _number_initial(v: ast.Expr) -> object:
+    n = as_int(v)
+    return n if n is not None else _UNFIT
+
+
+def _bool_initial(v: ast.Expr) -> object:
+    if isinstance(v, ast.Name) and v.id in BOOL_WORDS:
         return v.id in TRUE_WORDS
-    if typ in ("side", "unit", "hex", "code") and isinstance(v, ast.Name) and v.id == "none":
-        return NONE_VALUE
-    if typ in ("side", "unit") and isinstance(v, ast.Name):
-        return ("name", v.id)  # resolved to an index by the checker once names are known
-    r.error(
-        line.span, BAD_VALUE, f"initial value {describe(v) if v else ''} does not fit type {typ}"
-    )
-    return 0
+    return _UNFIT
+
+
+def _none_initial(v: ast.Expr) -> object:
+    return NONE_VALUE if isinstance(v, ast.Name) and v.id == "none" else _UNFIT
+
+
+def _named_initial(v: ast.Expr) -> object:
+    """`none`, or a side's (unit's) name: resolved to an index by the checker once
+    names are known."""
+    if not isinstance(v, ast.Name):
+        return _UNFIT
+    return NONE_VALUE if v.id == "none" else ("name", v.id)
+
+
+# How an initial value is read, by the variable's type.
+_INITIAL_VALUES: dict[str, Callable[[ast.Expr], object]] = {
+    "int": _number_initial,
+    "number": _number_initial,
+    "bool": _bool_initial,
+    "side": _named_initial,
+    "unit": _named_initial,
+    "hex": _none_initial,
+    "code": _none_initial,
+}

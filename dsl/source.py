@@ -29,6 +29,11 @@ class SourceFiles:
     def __init__(self) -> None:
         self._texts: dict[str, str] = {}
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The files read, in the order they were read."""
+        return tuple(self._texts)
+
     def add(self, name: str, text: str) -> None:
         self._texts[name] = text
 

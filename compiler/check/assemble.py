@@ -1,0 +1,105 @@
+"""Pass 7: assemble the checked parts into the IR of the ruleset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler import ir
+from compiler.check.bodies import Bodies
+from compiler.check.collect import Declarations
+from compiler.check.declare import Declared
+from compiler.check.header import Header
+from compiler.check.kinds import Parts
+from compiler.check.patch import Procedures
+from compiler.check.tools import Tools
+from compiler.load import display_name
+from compiler.props import prov_of
+from dsl import ast
+from dsl.diagnostics import MISSING
+
+# Rule switches with one of these flags start off.
+DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
+
+
+def assemble(
+    tools: Tools,
+    entry: Path,
+    decls: Declarations,
+    header: Header,
+    parts: Parts,
+    procs: Procedures,
+    declared: Declared,
+    bodies: Bodies,
+) -> ir.Ruleset:
+    """The ruleset's IR; the game must start with a procedure it declares."""
+    decl = header.decl
+    if header.start not in procs:
+        tools.reporter.error(
+            decl.span,
+            MISSING,
+            f"the ruleset has no procedure {header.start!r} to start the game with",
+        )
+    return ir.Ruleset(
+        name=decl.name or entry.parent.name,
+        title=decl.title or decl.name or "",
+        library=header.library,
+        source=header.source,
+        die=header.die,
+        turns=header.turns,
+        sides=parts.sides,
+        nationalities=parts.nationalities,
+        formations=parts.formations,
+        brigades=parts.brigades,
+        attributes=parts.attributes,
+        unit_types=parts.unit_types,
+        units=bodies.units,
+        markers=parts.markers,
+        terrain=parts.terrain,
+        hexside_features=parts.features,
+        map=parts.map,
+        tables=parts.tables,
+        results=bodies.results,
+        modifiers=bodies.modifiers,
+        defines=_defines(decls, declared),
+        procedures=bodies.procedures,
+        triggers=bodies.triggers,
+        restrictions=bodies.restrictions,
+        concealments=bodies.concealments,
+        bot_weights=bodies.bot_weights,
+        victories=bodies.victories,
+        victory_levels=declared.victory_levels,
+        switches=tuple(_switch(rule) for rule in decls.rules),
+        variables=parts.variables,
+        turn_track=parts.turn_track,
+        levels=parts.level_tracks,
+        scenarios=bodies.scenarios,
+        bags=declared.bags,
+        start=header.start,
+        files=_files(tools),
+        prov=prov_of(decl.prov),
+        counter_faces=parts.counter_faces,
+        terrain_changes=parts.terrain_changes,
+    )
+
+
+def _defines(decls: Declarations, declared: Declared) -> tuple[ir.Define, ...]:
+    """The checked definitions, in the order they are declared."""
+    checked = declared.definitions.checked
+    return tuple(checked[d.name] for d, _rule in decls.defines if d.name in checked)
+
+
+def _files(tools: Tools) -> tuple[str, ...]:
+    """The files the rules were read from, as shown to a reader."""
+    return tuple(display_name(Path(f)) for f in tools.reporter.sources.names)
+
+
+def _switch(rule: ast.Rule) -> ir.Switch:
+    """A rule switch, on at the start unless a flag says it starts off."""
+    return ir.Switch(
+        rule.name,
+        rule.title or rule.name,
+        rule.flags,
+        not (set(rule.flags) & DEFAULT_OFF_FLAGS),
+        prov_of(rule.prov),
+        rule.span,
+    )
