@@ -6,7 +6,7 @@ line) it prints:
 - the time to build the map model (networkx graph) and the run-time tables
   (movement costs, ZOC, the precomputed LOS table);
 - line-of-sight queries per second: precomputed (`engine.los.sees` on the
-  tables) against on demand (shapely, `compiler.los.LosModel`), and the ratio;
+  tables) against on demand (shapely, `compiler.map.los.LosModel`), and the ratio;
 - reachable-hex searches per second: Dijkstra on the run-time tables
   (`engine.pathing.reachable`) against networkx on the same map, and the ratio.
 
@@ -23,11 +23,11 @@ from collections.abc import Callable
 
 import networkx as nx
 
-from compiler.board import build_board
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
-from compiler.los import LosModel
-from compiler.map_model import MapModel
+from compiler.map.board import build_board
+from compiler.map.los import LosModel
+from compiler.map.model import MapModel
 from engine import los as rt
 from engine import pathing
 

@@ -456,7 +456,7 @@ class FaceField:
 
 @dataclass(frozen=True, slots=True)
 class CounterFace:
-    """What counters of one kind show and where (`counter_face`, compiler/counters.py).
+    """What counters of one kind show and where (`counter_face`, compiler/check/counters.py).
 
     Faces stack: the series default first, then each declared face that
     applies, each replacing the slots and colours it names.
@@ -737,7 +737,7 @@ class Victory:
 
 @dataclass(frozen=True, slots=True)
 class BotWeights:
-    """`bot_weights`: the heuristic bot's weights for a battle (compiler/bot_weights.py)."""
+    """`bot_weights`: the heuristic bot's weights for a battle (compiler/check/bot_weights.py)."""
 
     name: str
     scenarios: tuple[str, ...]  # empty: every scenario
@@ -919,7 +919,7 @@ class Ruleset:
     start: str
     files: tuple[str, ...]
     prov: Prov
-    counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/counters.py
+    counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/check/counters.py
     concealments: tuple[Concealment, ...] = ()
     bot_weights: tuple[BotWeights, ...] = ()
     terrain_changes: tuple[TerrainChange, ...] = ()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler import ir
-from compiler.contexts import CONTEXTS
+from compiler.check.contexts import CONTEXTS
 from compiler.load import ENTRY
 from dsl import ast
 from dsl.diagnostics import Diagnostic

@@ -64,8 +64,8 @@ from compiler import ir
 from compiler.backends.engine_codegen import define_name, generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
+from compiler.check.maps import grid_of
 from compiler.load import display_name, resolve_ruleset
-from compiler.maps import grid_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from dsl.parse import parse_text

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.map_render import render_map
-from compiler.board import build_board
-from compiler.hexmap import LABEL, Grid, Offset
-from compiler.los import LosModel, trace
-from compiler.map_model import MapModel
+from compiler.map.board import build_board
+from compiler.map.hexmap import LABEL, Grid, Offset
+from compiler.map.los import LosModel, trace
+from compiler.map.model import MapModel
 from dsl.diagnostics import did_you_mean
 from engine import pathing
 from engine.board import MOVE_CLASS
@@ -144,7 +144,7 @@ def write_map_image(
 
 def _map_model(ruleset: str):
     from compiler.check import compile_ruleset
-    from compiler.map_model import MapModel
+    from compiler.map.model import MapModel
 
     return MapModel(compile_ruleset(ruleset)[0])
 

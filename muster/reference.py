@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from compiler import (
+from compiler import check
+from compiler.check import (
     bot_weights,
-    check,
     counters,
     forces,
     maps,
@@ -28,7 +28,7 @@ from compiler import (
     tracks,
     variables,
 )
-from compiler.contexts import CONTEXTS
+from compiler.check.contexts import CONTEXTS
 from dsl import diagnostics
 from engine import registered, vocabulary
 from engine.vocabulary import Lambda, Signature

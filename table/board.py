@@ -18,7 +18,7 @@ from compiler import ir
 from compiler.backends.print_and_play import render_map  # map_render by way of its importer
 from compiler.backends.print_and_play.mix import counter_mix
 from compiler.backends.print_and_play.paint import paint
-from compiler.map_model import MapModel
+from compiler.map.model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.board import build_board
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.los import LosModel
-from compiler.map_model import MapModel
+from compiler.map.board import build_board
+from compiler.map.los import LosModel
+from compiler.map.model import MapModel
 from engine.game import Game
 from engine.rules import BoardSpec
 

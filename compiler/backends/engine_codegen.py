@@ -32,10 +32,10 @@ from compiler.backends.pysource import (
     record_source,
     wrap_source,
 )
-from compiler.board import board_patches, build_board
+from compiler.check.maps import grid_of
+from compiler.check.terrain_changes import change_groups
 from compiler.load import PROJECT_ROOT
-from compiler.maps import grid_of
-from compiler.terrain_changes import change_groups
+from compiler.map.board import board_patches, build_board
 from dsl.source import Span
 from engine import instructions as ins
 from engine.board_data import FILE as BOARD_FILE

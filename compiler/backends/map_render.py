@@ -25,8 +25,8 @@ from PIL import Image, ImageColor, ImageDraw
 
 from compiler import ir
 from compiler.backends.fonts import fit, font
-from compiler.hexmap import PIXEL_SCALE, Grid, Point
-from compiler.map_model import MapModel
+from compiler.map.hexmap import PIXEL_SCALE, Grid, Point
+from compiler.map.model import MapModel
 from engine.los import Blocker, Sight
 
 RGB = tuple[int, int, int]

@@ -13,6 +13,14 @@
 7. `assemble` — the IR.
 
 `driver` runs them; each reads what the passes before it built.
+
+The passes call one checker per kind of declaration, each in its own module
+and each reading a declaration's block against the schema of its kind
+(`props`): `forces`, `terrain`, `maps`, `terrain_changes`, `variables`,
+`tables`, `tracks`, `counters`, `scenarios`, `bot_weights`. Bodies are typed
+by `expressions` and `statements`, in the scopes `contexts` names; `slips`
+warns of what is legal but probably a mistake. `tools` holds what the passes
+share (the reporter, the symbols, the expression checker).
 """
 
 from compiler.check.bodies import TRIGGER_KEYS

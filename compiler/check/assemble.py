@@ -11,9 +11,9 @@ from compiler.check.declare import Declared
 from compiler.check.header import Header
 from compiler.check.kinds import Parts
 from compiler.check.patch import Procedures
+from compiler.check.props import prov_of
 from compiler.check.tools import Tools
 from compiler.load import display_name
-from compiler.props import prov_of
 from dsl import ast
 from dsl.diagnostics import MISSING
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import ir
-from compiler.bot_weights import check_bot_weights
+from compiler.check.bot_weights import check_bot_weights
 from compiler.check.collect import Declarations
 from compiler.check.conditions import Restrictions, conceal, victory, when
 from compiler.check.declare import Declared
 from compiler.check.defines import check_param_types
+from compiler.check.expressions import Scope
 from compiler.check.kinds import Parts, ResultCode
 from compiler.check.patch import Procedures, Steps
+from compiler.check.props import Props, as_int, describe, name_of, prov_of, title_of
+from compiler.check.scenarios import ScenarioChecker
+from compiler.check.statements import Context
 from compiler.check.tools import Tools
-from compiler.expressions import Scope
-from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
-from compiler.scenarios import ScenarioChecker
-from compiler.statements import Context
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, did_you_mean, hint_note
 from engine.vocabulary import EVENTS

@@ -7,11 +7,11 @@ Each reads its `when` in the context the engine tests it in (`unit` and
 from __future__ import annotations
 
 from compiler import ir
+from compiler.check.contexts import CONTEXTS
+from compiler.check.expressions import Scope
+from compiler.check.forces import ForcesChecker
+from compiler.check.props import Props, as_int, describe, name_of, prov_of, title_of
 from compiler.check.tools import Tools
-from compiler.contexts import CONTEXTS
-from compiler.expressions import Scope
-from compiler.forces import ForcesChecker
-from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_VALUE,

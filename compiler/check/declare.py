@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from compiler import ir
 from compiler.check.collect import Declarations
 from compiler.check.defines import Definitions
+from compiler.check.expressions import Entity
 from compiler.check.patch import Procedures
+from compiler.check.props import Props, as_int, describe, name_of, prov_of, title_of
 from compiler.check.tools import Tools
-from compiler.expressions import Entity
-from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, MISSING, UNKNOWN_NAME, did_you_mean, hint_note
 

@@ -7,9 +7,9 @@ checked when something first reads its type; one that reads itself is an error.
 from __future__ import annotations
 
 from compiler import ir
+from compiler.check.expressions import ERROR, Scope
+from compiler.check.props import prov_of
 from compiler.check.tools import Tools
-from compiler.expressions import ERROR, Scope
-from compiler.props import prov_of
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter
 from dsl.source import Span
 

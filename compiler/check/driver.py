@@ -15,10 +15,10 @@ from compiler.check.declare import declare
 from compiler.check.header import read_header
 from compiler.check.kinds import build_kinds
 from compiler.check.patch import patched_procedures
+from compiler.check.slips import find_slips
 from compiler.check.tools import Tools
 from compiler.load import Loaded, load, resolve_ruleset
-from compiler.map_checks import check_model
-from compiler.slips import find_slips
+from compiler.map.checks import check_model
 from dsl import ast
 from dsl.diagnostics import Diagnostic, Reporter
 from dsl.source import SourceFiles

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.check.collect import NO_FILE, Declarations
-from compiler.props import Props
+from compiler.check.props import Props
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
 

@@ -14,18 +14,18 @@ from typing import Protocol
 
 from compiler import ir
 from compiler.check.collect import Declarations
+from compiler.check.counters import check_counter_face
+from compiler.check.expressions import Entity
+from compiler.check.forces import ForcesChecker
 from compiler.check.header import Header
+from compiler.check.maps import check_map, grid_of
+from compiler.check.props import Props, code_text, name_of, prov_of
+from compiler.check.tables import check_table
+from compiler.check.terrain import check_hexside, check_terrain
+from compiler.check.terrain_changes import check_groups, check_terrain_change
 from compiler.check.tools import Tools
-from compiler.counters import check_counter_face
-from compiler.expressions import Entity
-from compiler.forces import ForcesChecker
-from compiler.maps import check_map, grid_of
-from compiler.props import Props, code_text, name_of, prov_of
-from compiler.tables import check_table
-from compiler.terrain import check_hexside, check_terrain
-from compiler.terrain_changes import check_groups, check_terrain_change
-from compiler.tracks import check_levels, check_turn_track
-from compiler.variables import check_variable
+from compiler.check.tracks import check_levels, check_turn_track
+from compiler.check.variables import check_variable
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, UNKNOWN_NAME
 from engine.vocabulary import NAMED_TYPES

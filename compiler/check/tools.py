@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.check.expressions import ExprChecker, Symbols
 from compiler.check.names import Names
-from compiler.expressions import ExprChecker, Symbols
-from compiler.statements import StmtChecker
+from compiler.check.statements import StmtChecker
 from dsl.diagnostics import Reporter
 from engine.registered import load as load_vocabulary
 

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from compiler.board import build_board
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
+from compiler.map.board import build_board
 from engine.board_data import FILE, BoardDataError, board_from_text, board_text
 from tests.conftest import ROOT
 

@@ -18,7 +18,7 @@ from PIL import Image
 from compiler.backends.map_render import CORNER_ANGLES, pattern_color, render_map, rgb, setup_areas
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
-from compiler.map_model import MapModel
+from compiler.map.model import MapModel
 from muster.cli import main
 from tests.conftest import RULESETS
 from tests.maps import MAPS

@@ -19,7 +19,7 @@ from compiler.backends.vassal.images import SCREEN_DPI
 from compiler.backends.vassal.sequence import Unencodable, sequence, text
 from compiler.build import vassal_output
 from compiler.check import compile_ruleset
-from compiler.map_model import MapModel
+from compiler.map.model import MapModel
 from muster.cli import main
 from tests.conftest import RULESETS, shared_file
 from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.hexmap import Grid, run_between
+from compiler.map.hexmap import Grid, run_between
 
 grids = st.builds(
     lambda c0, nc, r0, nr, shifted: Grid(c0, c0 + nc, r0, r0 + nr, shifted),

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from compiler.check import compile_ruleset
-from compiler.map_model import MapModel
+from compiler.map.model import MapModel
 from dsl.diagnostics import CompileError
 from muster.cli import main
 from tests.conftest import RULESETS

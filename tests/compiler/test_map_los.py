@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.hexmap import Grid
-from compiler.los import LosModel, trace
+from compiler.map.hexmap import Grid
+from compiler.map.los import LosModel, trace
 from engine import los as rt
 from engine import queries as q
 from engine.state import ON_MAP

@@ -15,11 +15,11 @@ from dataclasses import fields, replace
 
 import pytest
 
-from compiler.board import build_board
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.maps import grid_of
-from compiler.terrain_changes import change_groups, changed_map
+from compiler.check.maps import grid_of
+from compiler.check.terrain_changes import change_groups, changed_map
+from compiler.map.board import build_board
 from engine import effects, queries
 from engine.save import from_json, to_json
 from engine.terrain_state import CHANGED_TERRAIN, board_of, changed_board

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.hexmap import Grid
+from compiler.map.hexmap import Grid
 from engine import pathing
 from engine.board import PROHIBITED
 from engine.save import from_json

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler import check
-from compiler.contexts import CONTEXTS
+from compiler.check.contexts import CONTEXTS
 from engine import registered
 from muster.reference import DECLARATION_KEYS, reference
 from tests.conftest import ROOT

@@ -26,9 +26,9 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.hexmap import Grid
+from compiler.check.maps import grid_of
 from compiler.load import load, resolve_ruleset
-from compiler.maps import grid_of
+from compiler.map.hexmap import Grid
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles

@@ -27,8 +27,8 @@ from compiler.backends.print_and_play.pdf import pdf_of_pages
 from compiler.backends.print_and_play.sheets import lay_sheets, render_sheet
 from compiler.backends.print_and_play.tiles import tile_pages
 from compiler.backends.print_and_play.tracks import level_track, turn_track_charts
-from compiler.counters import check_looks
-from compiler.map_model import MapModel
+from compiler.check.counters import check_looks
+from compiler.map.model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 

@@ -17,7 +17,7 @@ from compiler.backends.fonts import fit, text_box
 from compiler.backends.print_and_play.face import Box, Face, Shape, Text, ink_on, rgb, signed
 from compiler.backends.print_and_play.geometry import COUNTER_PX, MIN_TEXT_PX
 from compiler.backends.print_and_play.symbols import symbol_items
-from compiler.counters import Look
+from compiler.check.counters import Look
 
 S = COUNTER_PX
 BAND_H = 46

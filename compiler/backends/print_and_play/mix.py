@@ -14,7 +14,7 @@ from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.face import Face, tint
 from compiler.backends.print_and_play.layout import DoesNotFit, Values, lay_out, wrapped
-from compiler.counters import look_of
+from compiler.check.counters import look_of
 from dsl.diagnostics import BAD_VALUE, Reporter
 
 BACK_TEXT_BOX = (12, 54, 176, 176)

@@ -37,7 +37,7 @@ from compiler.backends.vassal.placements import SetUp, scenario_setup
 from compiler.backends.vassal.savefile import SavedPiece, game_text, savefile
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import Layer
-from compiler.counters import check_looks
+from compiler.check.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.game import Game

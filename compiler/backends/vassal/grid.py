@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from compiler.backends.map_render import MapRenderer
-from compiler.hexmap import Grid
+from compiler.map.hexmap import Grid
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from compiler.backends.print_and_play import chart_images
 from compiler.backends.print_and_play.face import ink_on
 from compiler.backends.print_and_play.mix import Counter
 from compiler.backends.print_and_play.paint import paint
-from compiler.map_model import MapModel
+from compiler.map.model import MapModel
 
 SCREEN_DPI = 200
 COUNTER = 96

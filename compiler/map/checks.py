@@ -3,7 +3,7 @@
 What only the whole ruleset can tell: that movement classes in the TEC are
 classes units move as, that features named by `replaces` and `combines`
 exist, and the types of the unit attributes the map reads. They live apart
-from `compiler.map_model` so that `muster check` never imports networkx.
+from `compiler.map.model` so that `muster check` never imports networkx.
 """
 
 from __future__ import annotations

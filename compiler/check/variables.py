@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.props import (
+from compiler.check.props import (
     BOOL_WORDS,
     TRUE_WORDS,
     Props,

@@ -5,7 +5,7 @@ integers in label order, and this module computes what it reads instead —
 terrain ids, neighbours in the six directions, hexside feature bitmasks,
 movement costs per movement class, roads, ZOC projection and slope masks,
 cube coordinates, each hex's distance from every map edge, and the
-precomputed line of sight (`compiler.los`).
+precomputed line of sight (`compiler.map.los`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from dataclasses import replace
 from typing import Any
 
 from compiler import ir
-from compiler.hexmap import EDGES, Grid
-from compiler.los import los_tables
-from compiler.map_model import MapModel
-from compiler.maps import grid_of
-from compiler.terrain_changes import change_groups, changed_map
+from compiler.check.maps import grid_of
+from compiler.check.terrain_changes import change_groups, changed_map
+from compiler.map.hexmap import EDGES, Grid
+from compiler.map.los import los_tables
+from compiler.map.model import MapModel
 from engine.board import PROHIBITED
 from engine.board_data import COLUMNS as BOARD_COLUMNS
 from engine.rules import BoardPatch, BoardSpec

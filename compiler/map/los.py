@@ -1,7 +1,7 @@
 """Line of sight with shapely: traces between hex centres, on demand and precomputed.
 
 A trace is the segment from the firer's hex centre to the target's, tested
-against hex polygons in the exact integer lattice of `compiler.hexmap`, so
+against hex polygons in the exact integer lattice of `compiler.map.hexmap`, so
 shapely's predicates decide without rounding whether the segment crosses a
 hex, runs along one of its sides (a spine, 11.44) or only touches a corner.
 Those become the *slots* that `engine.los.judge` reads: a hex crossed, or
@@ -22,8 +22,8 @@ from functools import cache
 
 from shapely.geometry import LineString, Polygon
 
-from compiler.hexmap import Grid, Offset
-from compiler.map_model import MapModel
+from compiler.map.hexmap import Grid, Offset
+from compiler.map.model import MapModel
 from engine.los import Sight, choice_codes, choices, judge
 from engine.rules import LosSlot, LosTemplate
 

@@ -22,8 +22,8 @@ import itertools
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.hexmap import EDGES, LABEL, Grid, run_between
-from compiler.props import Props, describe, prov_of
+from compiler.check.props import Props, describe, prov_of
+from compiler.map.hexmap import EDGES, LABEL, Grid, run_between
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,

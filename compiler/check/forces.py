@@ -29,10 +29,10 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from compiler import ir
-from compiler.contexts import CONTEXTS
-from compiler.expressions import ExprChecker, Scope, Symbols
-from compiler.hexmap import LABEL
-from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.check.contexts import CONTEXTS
+from compiler.check.expressions import ExprChecker, Scope, Symbols
+from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.map.hexmap import LABEL
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from compiler import ir
-from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, MISSING, Reporter, did_you_mean, hint_note
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from compiler import ir
-from compiler.forces import ForcesChecker
-from compiler.props import Props, describe, name_of, prov_of
+from compiler.check.forces import ForcesChecker
+from compiler.check.props import Props, describe, name_of, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from engine.bots.weights import TERMS

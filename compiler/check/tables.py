@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from compiler import ir
-from compiler.props import Props, as_int, code_text, describe, prov_of
+from compiler.check.props import Props, as_int, code_text, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, TABLE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 

@@ -5,12 +5,12 @@ hexes), one edge per adjacent pair (the hexside: its features as written,
 the combined types present, 9.4, and which hex a directional feature belongs
 to). From it come movement costs (9.4, 9.51), roads for strategic movement
 (9.52), ZOC projection (8.1) and the slopes and blocking hexes of line of
-sight (11.4). The run-time tables (`compiler.board`), the LOS tables
-(`compiler.los`), the rendered map and the `muster los`/`path` commands all
+sight (11.4). The run-time tables (`compiler.map.board`), the LOS tables
+(`compiler.map.los`), the rendered map and the `muster los`/`path` commands all
 read this one model. networkx stays here, at build time.
 
 The checks across declarations that this model depends on are in
-`compiler.map_checks`, which `muster check` runs without importing networkx.
+`compiler.map.checks`, which `muster check` runs without importing networkx.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compiler import ir
-from compiler.hexmap import Grid, opposite
-from compiler.map_checks import move_classes, unit_attribute
-from compiler.maps import grid_of
+from compiler.check.maps import grid_of
+from compiler.map.checks import move_classes, unit_attribute
+from compiler.map.hexmap import Grid, opposite
 from engine.board import RANGE
 
 

@@ -41,7 +41,7 @@ from typing import ClassVar
 from PIL import ImageColor
 
 from compiler import ir
-from compiler.props import Props, describe, prov_of
+from compiler.check.props import Props, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_VALUE,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from compiler import ir
-from compiler.expressions import (
+from compiler.check.expressions import (
     COLUMN_TYPES,
     ERROR,
     NULLABLE,

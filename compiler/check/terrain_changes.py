@@ -13,7 +13,7 @@ that gain it — with `remove FEATURE hexsides…` for what it takes away, and
     }
 
 Everything the map model derives from the terrain (movement costs, ZOC,
-line of sight, roads) is derived again from the changed map; `compiler.board`
+line of sight, roads) is derived again from the changed map; `compiler.map.board`
 turns the differences into the patches the engine applies.
 """
 
@@ -23,9 +23,9 @@ import itertools
 from dataclasses import replace
 
 from compiler import ir
-from compiler.hexmap import Grid, Offset
-from compiler.maps import grid_of, hex_list, hexside_line
-from compiler.props import Props, describe, prov_of
+from compiler.check.maps import grid_of, hex_list, hexside_line
+from compiler.check.props import Props, describe, prov_of
+from compiler.map.hexmap import Grid, Offset
 from dsl import ast
 from dsl.diagnostics import (
     BAD_VALUE,

@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
 

@@ -17,9 +17,9 @@ from fractions import Fraction
 from typing import ClassVar
 
 from compiler import ir
-from compiler.hexmap import LABEL
-from compiler.props import BOOL_WORDS, TRUE_WORDS
-from compiler.variables import enum_type
+from compiler.check.props import BOOL_WORDS, TRUE_WORDS
+from compiler.check.variables import enum_type
+from compiler.map.hexmap import LABEL
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from dsl.source import Span
