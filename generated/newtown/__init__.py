@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '9adc93479f6af38e431de1bb6d2c680612e399aa7c5e2c777bf3adf6d11dc5ba'
+RULES_HASH = 'b9f3b830fcf93bc48b8a31fb9668094e46616d386c8f58ef7bbedac197fbac1a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

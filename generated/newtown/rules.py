@@ -1329,13 +1329,13 @@ def end_activation__withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtow
 def final_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:152' § newtown 5.2.3
     e.set_var(s, 'indian_movement', 'final')
 
-def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:202' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
+def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:209' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     return s.vars['honor_to_assign']
-def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:206' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
+def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:213' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     return q.bag_contents(s, 'drawn_markers')
-def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:207' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
+def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:214' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     e.take_out(s, 'drawn_markers', b['m'])
-def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:208' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
+def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:215' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     e.put_in(s, 'activation_cup', b['m'])
 
 def roll_for_honor__assign__let_eligible(s, b):  # 'rulesets/newtown/indian_rules.mst:44' § newtown 5.1, 5.1.1, 5.1.4
@@ -3321,11 +3321,14 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/sequence.mst', (152, 153, 154, 155))),
         'indian_moves': procedure(
             name='indian_moves', title='Indian units move', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                # § series 9.1, 8.31, 8.32
+                # § series 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; newtown 3.5
                 Label('step:move'), Prim(primitive='move_units', args=Passed((('side', 'side'),)),
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'stop_after': movement_phase__move__move_units_stop_after,
-                    'extra_cost': movement_phase__move__move_units_extra_cost}),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (160,))),
+                    'extra_cost': movement_phase__move__move_units_extra_cost, 'strategic': movement_phase__move__move_units_strategic,
+                    'strategic_step': movement_phase__move__move_units_strategic_step,
+                    'strategic_factor': movement_phase__move__move_units_strategic_factor,
+                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (163,))),
         'move_away_disrupted': procedure(
             name='move_away_disrupted', title='Disrupted units move away', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'away': 'hexes', 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'}, code=(
@@ -3343,7 +3346,7 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Exec(movement_phase__disrupted_away__set_moved_away),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (169, 169, 169, 169, 170, 171, 172, 173, 174, 175, 172, 177, 169))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (176, 176, 176, 176, 177, 178, 179, 180, 181, 182, 179, 184, 176))),
         'remove_pins': procedure(
             name='remove_pins', title='Pins removed after movement', kind='procedure', params=('side',), types={'_for_u': 'units', '_for_v': 'units',
                 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
@@ -3362,7 +3365,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (184, 184, 184, 185, 186, 187, 188, 188, 188, 189, 188, 191, 186, 184))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (191, 191, 191, 192, 193, 194, 195, 195, 195, 196, 195, 198, 193, 191))),
         'indian_end_phase': procedure(
             name='indian_end_phase', title='End Phase', kind='procedure', params=('side',), types={'_for_m': 'markers', 'm': 'marker',
                 'side': 'side'}, code=(
@@ -3379,7 +3382,7 @@ RULES = Rules(
                 Exec(indian_end_phase__return_markers__put_in),
                 Jump('for_m_1_top'),
                 Label('for_m_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (200, 202, 203, 202, 206, 206, 206, 207, 208, 206))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (207, 209, 210, 209, 213, 213, 213, 214, 215, 213))),
         'roll_for_honor': procedure(
             name='roll_for_honor', title='Roll for Honor', kind='procedure', params=(), types={'eligible': 'units', 'tribe_or_clan': 'str',
                 'u': 'unit'}, code=(
@@ -4191,8 +4194,11 @@ RULES = Rules(
         'hook:evading_retreat:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:evading_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:indian_moves:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:indian_moves:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'hook:indian_moves:move:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:indian_moves:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:indian_moves:move:strategic': ('May use Strategic Movement', '§ newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52', ''),
+        'hook:indian_moves:move:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
         'hook:movement_phase:move:must_move': ('Must move away from a PIN result (case B)', '§ series 13.1, 9.2', ''),
         'hook:movement_phase:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
@@ -4284,7 +4290,7 @@ RULES = Rules(
         'procedure:game_turn': ('Game Turn', '§ series 5', ''),
         'procedure:indian_end_phase': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
         'procedure:indian_movement_phases': ('Indian Movement Phases', '§ newtown 5.2', ''),
-        'procedure:indian_moves': ('Indian units move', '§ series 9.1, 8.31, 8.32', ''),
+        'procedure:indian_moves': ('Indian units move', '§ series 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; newtown 3.5', ''),
         'procedure:indian_resolve_check': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
         'procedure:indian_resolve_checks': ('Indian Resolve Morale Checks', '§ newtown 5.4.2, 5.2.2', ''),
         'procedure:initiative': ('Initiative Segment', '§ series 6.1', ''), 'procedure:join_cup': ('A marker joins the cup', '§ newtown 1.9', ''),
@@ -4429,7 +4435,7 @@ RULES = Rules(
             'when in the Indian player turn the roll is made is printed on the Sequence of Play; we roll before the Standard Movement Phase',
         ),
         'step:indian_movement_phases:standard': ('Indian Movement Phases', '§ newtown 5.2, 5.2.1', ''),
-        'step:indian_moves:move': ('Indian units move', '§ series 9.1, 8.31, 8.32', ''),
+        'step:indian_moves:move': ('Indian units move', '§ series 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; newtown 3.5', ''),
         'step:indian_resolve_check:result': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
         'step:indian_resolve_check:roll': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
         'step:indian_resolve_checks:checks': ('Indian Resolve Morale Checks', '§ newtown 5.4.2, 5.2.2', ''),
