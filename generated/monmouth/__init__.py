@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '88269e548693a66db61c3eac4f49eaee974377a1ee279d76c67dd72a80e1cb37'
+RULES_HASH = '7139f8027caf8024c2cf48ca0b67c76d8ec40b925d258d5ac62d888d5d616bbc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

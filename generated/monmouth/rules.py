@@ -449,7 +449,15 @@ def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexe
 def define__next_to_any(s, a_h, a_hexes):  # 'rulesets/series/tactics.mst:64': 'Next to one of the hexes' § series 12.52
     return any(q.adjacent(s, e0, a_h) for e0 in a_hexes)
 
-def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier' § series 12.54
+def define__tactics_modifier(s, a_combat, a_attacker_chit, a_defender_chit, a_matrix_drm):  # 'rulesets/series/tactics.mst:73': 'The Tactics modifier' § series 12.23, 12.54
+    return (0 if define__both_chits_illegal(s, a_combat, a_attacker_chit, a_defender_chit) else (a_matrix_drm + define__illegal_chit_drm(s, a_combat,
+        a_attacker_chit, a_defender_chit)))
+
+def define__both_chits_illegal(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:77': 'Both players played illegal chits' § series 12.54
+    return ((not define__chit_eligible(s, a_attacker_chit, a_combat, q.attacking_side(s, a_combat))) and (not define__chit_eligible(s,
+        a_defender_chit, a_combat, q.defending_side(s, a_combat))))
+
+def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:81': 'Illegal chit modifier' § series 12.54
     return ((0 if define__chit_eligible(s, a_defender_chit, a_combat, q.defending_side(s, a_combat)) else 1) - (0 if define__chit_eligible(s,
         a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
 
@@ -1105,7 +1113,7 @@ def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/clos
 def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
 def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23, 12.5, 12.54
-    return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
 def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
 def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262' § series 12.23
@@ -3560,6 +3568,7 @@ RULES = Rules(
         'define:attacker_lead_candidates': ('Attacking units that may lead', '§ series 12.23', ''),
         'define:behind_fieldworks': ('Attacked solely across fieldworks', '§ series 3.2, 13.5', ''),
         'define:bombarded_by': ('Some ready artillery can fire at the unit', '§ series 11.2', ''),
+        'define:both_chits_illegal': ('Both players played illegal chits', '§ series 12.54', ''),
         'define:can_bombard': ('The artillery unit can fire at the target', '§ series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44', ''),
         'define:cc_period': ('The C&C Table column', '§ monmouth 6.17', ''), 'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21', ''),
@@ -3648,6 +3657,7 @@ RULES = Rules(
         'define:suffers_rifle_drm': ('A lead unit with a white R', '§ series 12.23, 3.2', ''),
         'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
         'define:tactics_chits': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'define:tactics_modifier': ('The Tactics modifier', '§ series 12.23, 12.54', ''),
         'define:terrain_cost_into': ('Terrain cost to enter a hex', '§ monmouth 4.1, 4.12; series 9.4', ''),
         'define:total_vp': ('Victory points', '§ monmouth II; series 4', ''),
         'define:units_in_hexes_of': ("The side's units in the hexes of the combat", '§ series 13.1', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b9f3b830fcf93bc48b8a31fb9668094e46616d386c8f58ef7bbedac197fbac1a'
+RULES_HASH = '03969300a4e949b11478861a4069943b320d181b43988b8c1d7fb7b66955bb25'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -68,7 +68,10 @@ def test_rows_based_on_a_test_have_a_test_naming_them():
     citation, in Python or in the rule language, or the section number in a
     Python test of that battle)."""
     tests = sorted((ROOT / "tests").glob("test_*.py"))
-    language_tests = sorted((ROOT / "rulesets").glob("*/tests/*.mst"))
+    # The battles' tests, and the series' own on the examples battle.
+    language_tests = sorted((ROOT / "rulesets").glob("*/tests/*.mst")) + sorted(
+        (ROOT / "tests" / "data" / "examples" / "tests").glob("*.mst")
+    )
     cited = cited_in_tests([p.read_text(encoding="utf-8") for p in tests + language_tests])
     numbers = {
         "monmouth": " ".join(p.read_text(encoding="utf-8") for p in tests if "monmouth" in p.name),
