@@ -533,6 +533,9 @@ class HexsideFeature:
     zoc_out_of: bool  # a ZOC crosses it away from the marked hex
     replaces: tuple[str, ...]  # features whose movement effects it cancels (a ford: creek)
     combines: tuple[str, ...]  # a combined type (9.4), present where all of these meet
+    # Features the rules' questions find here too (hexside_has, crossing_into):
+    # a battle's breastwork counts as the series' fieldworks (13.5).
+    counts_as: tuple[str, ...]
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()

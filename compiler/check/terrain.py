@@ -33,6 +33,7 @@ HEXSIDE_KEYS = {
     "zoc_out_of",
     "replaces",
     "combines",
+    "counts_as",
 }
 # What the map renderer can draw (compiler/backends/map_render.py).
 PATTERNS = ("none", "trees", "orchard", "dots", "crops", "marsh", "hatch", "buildings")
@@ -100,6 +101,7 @@ def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
         zoc_out_of=p.flag("zoc_out_of", zoc),
         replaces=_names(p, "replaces"),
         combines=combines,
+        counts_as=_names(p, "counts_as"),
         props=_attributes(d, HEXSIDE_KEYS, r),
         prov=prov_of(d.prov),
         span=d.span,

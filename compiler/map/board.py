@@ -11,7 +11,7 @@ precomputed line of sight (`compiler.map.los`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -79,7 +79,7 @@ def terrain_tables(rules: ir.Ruleset, model: MapModel) -> dict[str, tuple]:
     """The board's tables that the terrain decides (all but line of sight), per hex."""
     labels = model.labels()
     terrain_ids = {t.name: i for i, t in enumerate(rules.terrain)}
-    feature_ids = {f.name: i for i, f in enumerate(rules.hexside_features)}
+    feature_bits = _feature_bits(rules)
     nbrs = [model.neighbors(label) for label in labels]
 
     def per_side(value: Callable[[str, str], Any], off_map: Any) -> tuple:
@@ -103,12 +103,12 @@ def terrain_tables(rules: ir.Ruleset, model: MapModel) -> dict[str, tuple]:
         return step
 
     def features(a: str, b: str) -> int:
-        return sum(1 << feature_ids[f] for f in model.hexside(a, b).features)
+        return _union(feature_bits[f] for f in model.hexside(a, b).features)
 
     def owned(a: str, b: str) -> int:
         """Directional features on the side a/b that belong to hex a (written first)."""
         marked = model.hexside(a, b).marked
-        return sum(1 << feature_ids[f] for f, owner in marked.items() if owner == a)
+        return _union(feature_bits[f] for f, owner in marked.items() if owner == a)
 
     def slope_up(a: str, b: str) -> bool:
         slope = model.slope(a, b)
@@ -125,6 +125,24 @@ def terrain_tables(rules: ir.Ruleset, model: MapModel) -> dict[str, tuple]:
         "los_blocks": tuple(model.blocks_los(label) for label in labels),
         "slope_up": mask(slope_up),
     }
+
+
+def _feature_bits(rules: ir.Ruleset) -> dict[str, int]:
+    """Each feature's bit in the engine's hexside masks, with the bits of the
+    features it `counts_as`: where a breastwork stands, the rules asking about
+    fieldworks (`hexside_has`, `crossing_into`) find fieldworks too."""
+    ids = {f.name: i for i, f in enumerate(rules.hexside_features)}
+    return {
+        f.name: _union(1 << ids[name] for name in (f.name, *f.counts_as))
+        for f in rules.hexside_features
+    }
+
+
+def _union(bits: Iterable[int]) -> int:
+    mask = 0
+    for bit in bits:
+        mask |= bit
+    return mask
 
 
 def board_patches(rules: ir.Ruleset) -> dict[tuple[int, ...], BoardPatch]:

@@ -1,9 +1,10 @@
 """Checks across declarations that the map model depends on.
 
 What only the whole ruleset can tell: that movement classes in the TEC are
-classes units move as, that features named by `replaces` and `combines`
-exist, and the types of the unit attributes the map reads. They live apart
-from `compiler.map.model` so that `muster check` never imports networkx.
+classes units move as, that features named by `replaces`, `combines` and
+`counts_as` exist, and the types of the unit attributes the map reads. They
+live apart from `compiler.map.model` so that `muster check` never imports
+networkx.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def check_model(rules: ir.Ruleset, reporter: Reporter) -> None:
     for f in rules.hexside_features:
         _check_feature_names(f, features, reporter)
         _check_combined_direction(f, features, reporter)
+        _check_counts_as(f, features, reporter)
     for decl in (*rules.unit_types, *rules.units):
         _check_attribute_types(decl, reporter)
 
@@ -61,8 +63,8 @@ def _movement_costs(rules: ir.Ruleset) -> list[tuple[ir.MoveCost, str]]:
 def _check_feature_names(
     f: ir.HexsideFeature, features: dict[str, ir.HexsideFeature], reporter: Reporter
 ) -> None:
-    """What a feature `replaces` or `combines` is a feature written on the map."""
-    for name in f.replaces + f.combines:
+    """What a feature `replaces`, `combines` or `counts_as` is a feature written on the map."""
+    for name in f.replaces + f.combines + f.counts_as:
         if name not in features or features[name].combines:
             hint = did_you_mean(name, set(features))
             reporter.error(
@@ -84,6 +86,23 @@ def _check_combined_direction(
             BAD_VALUE,
             f"{f.name} combines the directional {directional[0]!r}: declare it "
             "`directional` too, with `move_into`/`move_out_of`",
+        )
+
+
+def _check_counts_as(
+    f: ir.HexsideFeature, features: dict[str, ir.HexsideFeature], reporter: Reporter
+) -> None:
+    """A feature counts as another, not as itself; as a directional one only if
+    it has a side too (`crossing_into` asks whose side it is)."""
+    if f.name in f.counts_as:
+        reporter.error(f.span, BAD_VALUE, f"{f.name} counts as itself: name another feature")
+    directional = [c for c in f.counts_as if c in features and features[c].directional]
+    if directional and not f.directional:
+        reporter.error(
+            f.span,
+            BAD_VALUE,
+            f"{f.name} counts as the directional {directional[0]!r}: declare it "
+            "`directional` too (the map then names the hex it belongs to first)",
         )
 
 

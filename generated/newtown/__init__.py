@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '03969300a4e949b11478861a4069943b320d181b43988b8c1d7fb7b66955bb25'
+RULES_HASH = '2ac320b59e42c4bfd54ac5a43a2e0e868f63ed1d66cffe12ec633afc2e6757b6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

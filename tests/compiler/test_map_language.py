@@ -13,9 +13,11 @@ import shutil
 
 import pytest
 
+from compiler.build import load_game
 from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
 from dsl.diagnostics import CompileError
+from engine import queries as q
 from muster.cli import main
 from tests.conftest import RULESETS
 from tests.maps import COMMON, MAPS, model, write_map
@@ -90,6 +92,30 @@ def test_combined_types_stand_for_their_parts(tmp_path):
     assert side.moving == ("slope_creek",)
     assert side.marked == {"slope": "0404", "slope_creek": "0404"}
     assert m.slope("0404", "0405") is not None  # still a slope for line of sight
+
+
+def test_a_feature_that_counts_as_another_answers_for_it(tmp_path):
+    """`counts_as fieldworks`: a battle's own fortified hexside (Newtown's
+    breastwork) is fieldworks to every rule that asks (series 13.5), while its
+    own costs stay its own."""
+    path = write_map(tmp_path, "breastwork 0404/0405", "slope 0606/0607")
+    path.write_text(
+        path.read_text()
+        + 'hexside breastwork "Breastwork" {\n    counts_as fieldworks\n    directional\n'
+        + "    move_into 2\n    move_out_of 0\n}\n"
+    )
+    game = load_game(path)
+    s = game.new_initial_state()
+    h = game.hex_by_label
+    fieldworks = next(
+        i for i, f in enumerate(game.rules.hexside_features) if f.name == "fieldworks"
+    )
+    assert q.hexside_has(s, h["0404"], h["0405"], fieldworks)
+    assert q.crossing_into(s, h["0405"], h["0404"], fieldworks)
+    assert not q.crossing_into(s, h["0404"], h["0405"], fieldworks)
+    assert not q.hexside_has(s, h["0606"], h["0607"], fieldworks)
+    m = MapModel(compile_ruleset(path)[0])
+    assert m.move_cost("0405", "0404") == 3  # clear 1 and its own 2, not fieldworks' 1
 
 
 def test_places_entries_and_the_graph(tmp_path):
