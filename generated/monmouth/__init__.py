@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '7139f8027caf8024c2cf48ca0b67c76d8ec40b925d258d5ac62d888d5d616bbc'
+RULES_HASH = '3a28dcc51998b775012a87e3d2014d90a9d9fd558ca0616bdc2966c54fae373b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

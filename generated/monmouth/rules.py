@@ -219,7 +219,7 @@ def define__parade(s, a_u):  # 'rulesets/series/components.mst:99': 'In Parade O
 def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifle unit' § series 3.2
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__examination_penalty(s):  # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack' § series 7.4
+def define__examination_penalty(s):  # 'rulesets/series/components.mst:126': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
 def define__modified_morale(s, a_u):  # 'rulesets/series/army_morale.mst:24': 'Modified morale' § series 15.3, 15.31, 15.32, 16.24
@@ -361,65 +361,65 @@ def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:40': 'May attack' § series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4
+def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:42': 'May attack' § series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4
     return ((define__parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
-def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack' § series 12.12, 13.1
+def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:51': 'Must attack' § series 12.12, 13.1
     return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
 
-def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked' § series 12.13, 13.1
+def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:58': 'Must be attacked' § series 12.13, 13.1
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25
+def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:73': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
-def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs' § series 12.23, 12.3, 13.25
+def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:76': 'Attacking SPs' § series 12.23, 12.3, 13.25
     return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
-def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs" § series 12.23, 13.3, 13.4
+def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:79': "A defending unit's SPs" § series 12.23, 13.3, 13.4
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
-def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs' § series 12.23, 12.3, 13.25
+def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:82': 'Defending SPs' § series 12.23, 12.3, 13.25
     return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
-define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit' § series 12.23, 13.25
+define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:87': 'May be the lead unit' § series 12.23, 13.25
 
-def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead' § series 12.23, 13.25
+def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:94': 'Units that may lead' § series 12.23, 13.25
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
         and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
         if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:103': "Shares another unit's fate in a combat result" § series 12.23, 13.1
+def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:105': "Shares another unit's fate in a combat result" § series 12.23, 13.1
     return False
 
-define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:108': 'The side suffers its close combat result' § series 12.23
+define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:110': 'The side suffers its close combat result' § series 12.23
 
-def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat' § series 12.23
+def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:116': 'May advance after combat' § series 12.23
     return (not q.prohibited(s, a_to))
 
 def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat' § series 12.23; monmouth 4.7
     return (not define__at_the_limit(s, a_u))
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex' § series 12.23
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:124': 'May advance into every defending hex' § series 12.23
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead' § series 12.23
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:129': 'Attacking units that may lead' § series 12.23
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
         for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw' § series 12.4
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:136': 'Cavalry may withdraw' § series 12.4
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R' § series 12.23, 3.2
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:166': 'A lead unit with a white R' § series 12.23, 3.2
     return ((a_u != NONE_INDEX) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force' § series 12.23
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:173': 'An all-militia force' § series 12.23
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks' § series 3.2, 13.5
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:178': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
@@ -1054,148 +1054,150 @@ def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scena
         for e0 in q.combats(s))
 def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     e.set_var(s, 'hedgerow_attacked', True)
-def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18' § series 12, 12.1, 12.11, 12.2, 12.22
+def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:19' § series 12, 12.1, 12.11, 12.2, 12.22
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
-def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:22' § series 12, 12.1, 12.11, 12.2, 12.23
+def close_combat_phase__pins__set_pinned_in_combat(s, b):  # 'rulesets/series/close_combat.mst:20' § series 12, 12.1, 12.11, 12.2, 12.22
+    e.set_at(s, 'pinned_in_combat', b['u'], True)
+def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:24' § series 12, 12.1, 12.11, 12.2, 12.23
     return q.combats(s)
 
-def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60' § series 13.4
+def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:62' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197' § series 12.23
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198' § series 12.23
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:202' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
 def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448' § series 12.23; monmouth 6.391
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
 def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449' § series 12.23; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:212' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.4
-    return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:228' § series 12.23, 12.4
+    return s.vars['pinned_in_combat'][b['u']]
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:246' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:247' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:253' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:257' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:258' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:276' § series 12.23, 12.62
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:278' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:292' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302' § series 12.23, 13.1
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:319' § series 12.23, 13.25
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:323' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:329' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:343' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:346' § series 12.23
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:355' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:358' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return (b['to'] != NONE_INDEX)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:380' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:381' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78' § monmouth 4.31
@@ -1373,33 +1375,33 @@ def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21' 
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:142' § series 12.23
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:144' § series 12.23
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:143' § series 12.23
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:145' § series 12.23
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:144' § series 12.23
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:146' § series 12.23
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:145' § series 12.23
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:147' § series 12.23
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:146' § series 12.23
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:148' § series 12.23
     return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:147' § series 12.23
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:149' § series 12.23
     return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:149' § series 12.23
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:151' § series 12.23
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:149' § series 12.23
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:151' § series 12.23
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:150' § series 12.23
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:152' § series 12.23
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:151' § series 12.23
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:153' § series 12.23
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:152' § series 12.23
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:154' § series 12.23
     return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:153' § series 12.23
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:155' § series 12.23
     return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:154' § series 12.23
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:156' § series 12.23
     return define__all_militia(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:155' § series 12.23
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:157' § series 12.23
     return define__all_militia(s, q.defenders(s, b['combat']))
 def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13' § monmouth 4.11, 4.14, 5.1, 5.2
     return q.rule_on(s, 'pro_british')
@@ -2770,6 +2772,7 @@ RULES = Rules(
                     close_combat_phase__pins__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
+                Exec(close_combat_phase__pins__set_pinned_in_combat),
                 Exec(movement_phase__pins__set_pinned),
                 Jump('for_u_1_top'),
                 # § series 12, 12.1, 12.11, 12.2, 12.23
@@ -2783,7 +2786,7 @@ RULES = Rules(
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
             ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
-                231), 'rulesets/series/close_combat.mst', (18, 18, 18, 19, 18, 22, 22, 22, 22, 23, 22, 28, 29))),
+                231), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31))),
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2793,7 +2796,7 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (60, 60, 60, 61, 60))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62))),
         'close_combat': procedure(
             name='close_combat', title='Close Combat', kind='procedure', params=('combat',), types={'_ask11': 'bool', '_ask12': 'bool',
                 '_ask13': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit',
@@ -2937,12 +2940,12 @@ RULES = Rules(
                 Label('if_17_else'), Label('if_17_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (196, 197, 198, 199, 200, 201, 203, 203, 203, 204,
-                203), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (209, 210, 210, 210,
-                211, 210, 213, 209, 215, 216, 217, 216, 222, 223, 223, 224, 224, 224, 224, 225, 226, 227, 226, 229, 235, 236, 235, 224, 239, 223,
-                222, 244, 245, 251, 252, 253, 254, 255, 256, 257, 258, 256, 262, 266, 267, 268, 269, 270, 270, 271, 272, 270, 269, 275, 276, 276,
-                277, 278, 276, 275, 281, 282, 281, 266, 289, 290, 293, 294, 295, 296, 297, 298, 297, 302, 303, 302, 306, 307, 306, 309, 310, 309,
-                316, 317, 316, 320, 321, 320, 326, 327, 328, 327, 330, 331, 330, 326, 341, 342, 344))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 201, 202, 203, 205, 205, 205, 206,
+                205), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (211, 212, 212, 212,
+                213, 212, 215, 211, 217, 218, 219, 218, 224, 225, 225, 226, 226, 226, 226, 227, 228, 229, 228, 231, 237, 238, 237, 226, 241, 225,
+                224, 246, 247, 253, 254, 255, 256, 257, 258, 259, 260, 258, 264, 268, 269, 270, 271, 272, 272, 273, 274, 272, 271, 277, 278, 278,
+                279, 280, 278, 277, 283, 284, 283, 268, 291, 292, 295, 296, 297, 298, 299, 300, 299, 304, 305, 304, 308, 309, 308, 311, 312, 311,
+                318, 319, 318, 322, 323, 322, 328, 329, 330, 329, 332, 333, 332, 328, 343, 344, 346))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -2967,8 +2970,8 @@ RULES = Rules(
                 Label('if_4_else'), Label('if_4_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (349, 350, 352, 353, 354, 355, 356, 354, 352, 360, 360, 360, 360, 361, 362, 363,
-                362, 360, 350))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (351, 352, 354, 355, 356, 357, 358, 356, 354, 362, 362, 362, 362, 363, 364, 365,
+                364, 362, 352))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -2991,7 +2994,7 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (373, 374, 374, 374, 374, 375, 374, 373, 378, 379, 379, 379, 379, 380, 379, 378))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (375, 376, 376, 376, 376, 377, 376, 375, 380, 381, 381, 381, 381, 382, 381, 380))),
         'lee_penalty': procedure(
             name='lee_penalty', title="Lee's penalty", kind='procedure', params=(), types={}, code=(
                 Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),  # § monmouth 4.31
@@ -3454,6 +3457,8 @@ RULES = Rules(
     variables=(
         VariableSpec(name='order', scope='unit', type='enum:order', initial='parade_order', reset='', title='Order', announce=False),
         VariableSpec(name='pinned', scope='unit', type='bool', initial=False, reset='', title='Pinned', announce=False),
+        VariableSpec(name='pinned_in_combat', scope='unit', type='bool', initial=False, reset='close_combat_phase',
+            title='Pinned when the close combats were announced', announce=False),
         VariableSpec(name='has_fired', scope='unit', type='bool', initial=False, reset='', title='Has fired', announce=False),
         VariableSpec(name='withdrawn', scope='unit', type='bool', initial=False, reset='', title='Cavalry Withdrawal', announce=False),
         VariableSpec(name='army_morale', scope='side', type='int', initial=20, reset='', title='Army Morale', announce=True),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '2ac320b59e42c4bfd54ac5a43a2e0e868f63ed1d66cffe12ec633afc2e6757b6'
+RULES_HASH = '0613cc8405bb49c646da436e5bed6b04e3bc417fb4e30c3caa902a386f9a2149'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
