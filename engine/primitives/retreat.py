@@ -7,10 +7,13 @@ block (`blocked`: an enemy ZOC, 13.22). Among the retreats still possible
 the owner must take one that ends in a hex the rules would rather avoid
 (`avoid`: next to an enemy unit, 13.21/13.24) only when no other exists, and
 must step toward the friendly map edge (or the `toward` hexes) when he can
-(13.21). A unit that cannot retreat the full distance is captured (13.23) —
-unless it is a full-strength two-step unit stopped only by stacking, whose
-owner may instead reduce it and retreat (13.23 exception); the rules'
-`step_loss` procedure then applies that loss's other effects.
+(13.21); where the rules give `also_toward` too, a step toward either goal
+will do, and the owner chooses (Monmouth 4.8: Morgan's Detachment may also
+retreat toward the southern edge). A unit that cannot retreat the full
+distance is captured (13.23) — unless it is a full-strength two-step unit
+stopped only by stacking, whose owner may instead reduce it and retreat
+(13.23 exception); the rules' `step_loss` procedure then applies that
+loss's other effects.
 
 Battles loosen the restrictions for some units. Where `through` holds, a
 unit that cannot retreat otherwise (and only then: while a retreat through
@@ -46,6 +49,7 @@ primitive(
     ("avoid", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("must_avoid", "bool"),
     ("toward", "hexes"),
+    ("also_toward", "hexes"),
     ("two_step_exception", "bool"),
     ("step_loss", "procedure"),
     ("through", Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex")))),
@@ -57,6 +61,7 @@ primitive(
         "avoid",
         "must_avoid",
         "toward",
+        "also_toward",
         "two_step_exception",
         "step_loss",
         "through",
@@ -77,6 +82,7 @@ class Retreat(Primitive):
         "hexes": "int",
         "origin": "hex",
         "toward": "hexes",
+        "also_toward": "hexes",
         "must_avoid": "bool",
         "two_step_exception": "bool",
         "step_loss": "procedure",
@@ -93,6 +99,7 @@ class Retreat(Primitive):
         for key, default in (
             ("must_avoid", False),
             ("toward", ()),
+            ("also_toward", ()),
             ("two_step_exception", False),
             ("step_loss", ""),
             ("on_through", ""),
@@ -179,10 +186,15 @@ class Retreat(Primitive):
         leaving the map is never one."""
         return h != OFF_MAP and self.holds(s, frame, "avoid", False, unit=u, hex=h)
 
-    def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
-        toward = frame.b["toward"]
-        if toward:
-            return min(board_distance(s, h, t) for t in toward)
+    def _goals(self, frame: Frame) -> list[tuple[int, ...]]:
+        """Where the retreat may head: `toward` (() for the friendly map edge),
+        and `also_toward` where the rules give a second goal."""
+        also = frame.b.get("also_toward", ())
+        return [frame.b["toward"], also] if also else [frame.b["toward"]]
+
+    def _goal_distance(self, s: State, u: int, h: int, goal: tuple[int, ...]) -> int:
+        if goal:
+            return min(board_distance(s, h, t) for t in goal)
         edge = s.game.rules.sides[s.game.rules.units[u].side].friendly_edge
         table = s.game.rules.board.edge_distance.get(edge)
         return table[h] if table is not None else 0
@@ -237,10 +249,14 @@ class Retreat(Primitive):
     def _toward_goal(
         self, s: State, frame: Frame, u: int, here: int, options: dict[int, set[int]]
     ) -> list[int]:
-        """The options that step nearer the friendly edge (or the `toward` hexes),
-        or all of them when none does."""
-        now = self._goal_distance(s, frame, u, here)
-        toward = [h for h in options if self._goal_distance(s, frame, u, h) < now]
+        """The options that step nearer the friendly edge (or the `toward` hexes,
+        or the `also_toward` ones), or all of them when none does."""
+        goals = [(goal, self._goal_distance(s, u, here, goal)) for goal in self._goals(frame)]
+        toward = [
+            h
+            for h in options
+            if any(self._goal_distance(s, u, h, goal) < now for goal, now in goals)
+        ]
         return sorted(toward or options)
 
     # ------------------------------------------------------------ running

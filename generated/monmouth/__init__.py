@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '3a28dcc51998b775012a87e3d2014d90a9d9fd558ca0616bdc2966c54fae373b'
+RULES_HASH = '3b41aaa4d05cdccc94e9d3591858287c6320d18dd09fe24612d0fbfa274edf5f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -563,9 +563,11 @@ def define__at_the_limit(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:13': 'A r
     return ((((q.rule_on(s, 'rear_guard_zone') and (s.vars['turn'] < 6)) and UNIT_PROPS['rear_guard'][a_u]) and (s.unit_status[a_u] == ON_MAP))
         and (q.hex_of(s, a_u) in ZONE_MANEUVER_ZONE_LIMIT))
 
-def define__retreat_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:7': 'The map edge a unit retreats toward' § monmouth 4.8; series 13.21
-    return (ZONE_EAST_EDGE_LIST if (UNIT_SIDE[a_u] == SIDE__BRITISH) else (q.union(ZONE_WEST_EDGE_LIST, ZONE_SOUTH_EDGE_LIST)
-        if define__morgans_detachment_unit(s, a_u) else ZONE_WEST_EDGE_LIST))
+def define__retreat_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:9': 'The map edge a unit retreats toward' § monmouth 4.8; series 13.21
+    return (ZONE_EAST_EDGE_LIST if (UNIT_SIDE[a_u] == SIDE__BRITISH) else ZONE_WEST_EDGE_LIST)
+
+def define__retreat_also_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:14': 'The other map edge a unit may retreat toward' § monmouth 4.8
+    return (ZONE_SOUTH_EDGE_LIST if define__morgans_detachment_unit(s, a_u) else define__retreat_toward(s, a_u))
 
 def define__total_vp(s, a_s):  # 'rulesets/monmouth/victory.mst:15': 'Victory points' § monmouth II; series 4
     return (q.vp(s, a_s) + s.vars['sidebar_vp'][a_s])
@@ -652,15 +654,15 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:15' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:20' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:16' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:21' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:17' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:22' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:14' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
-    return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_toward(s, b['unit']), 'two_step_exception': True,
-        'step_loss': 'retreat_step_loss'}
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:19' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
+    return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_toward(s, b['unit']), 'also_toward': define__retreat_also_toward(s,
+        b['unit']), 'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return ((s.unit_status[b['unit']] == ON_MAP) and q.during(s, 'close_combat'))
 def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
@@ -2178,7 +2180,7 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/monmouth/retreat_and_zoc.mst', (14,
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,
                 ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
@@ -3651,6 +3653,7 @@ RULES = Rules(
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
         'define:result_stands': ('The side suffers its close combat result', '§ series 12.23', ''),
+        'define:retreat_also_toward': ('The other map edge a unit may retreat toward', '§ monmouth 4.8', ''),
         'define:retreat_toward': ('The map edge a unit retreats toward', '§ monmouth 4.8; series 13.21', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''), 'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
