@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '0613cc8405bb49c646da436e5bed6b04e3bc417fb4e30c3caa902a386f9a2149'
+RULES_HASH = 'bf53d5c1497a288f43208bf583bbc9c30077a15a74bb668436459848ca0e0826'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

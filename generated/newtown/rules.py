@@ -270,7 +270,7 @@ define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side' § series 6.1
     return q.side_number(s, 0)
 
-def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:100': 'Counts against stacking' § series 7.1; newtown 6.1.2
+def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:99': 'Counts against stacking' § series 7.1; newtown 6.1.2
     return (UNIT_COMBAT[a_u] and (a_u != UNIT__EIGHTH_FOOT))
 
 def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit' § series 7.1
@@ -390,7 +390,7 @@ def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:51': 'Must
 def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:58': 'Must be attacked' § series 12.13, 13.1
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:138': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25; newtown 6.1.4
+def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:137': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25; newtown 6.1.4
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT) and define__attached(s,
         a_u))))
 
@@ -404,14 +404,14 @@ def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:79': "A 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:82': 'Defending SPs' § series 12.23, 12.3, 13.25
     return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
-define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:141': 'May be the lead unit' § series 12.23, 13.25; newtown 6.1.4
+define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:140': 'May be the lead unit' § series 12.23, 13.25; newtown 6.1.4
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:94': 'Units that may lead' § series 12.23, 13.25
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
         and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
         if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__shares_fate(s, a_u):  # 'rulesets/newtown/special_units.mst:67': "Shares another unit's fate in a combat result" § series 12.23, 13.1; newtown 6.1.5
+def define__shares_fate(s, a_u):  # 'rulesets/newtown/special_units.mst:66': "Shares another unit's fate in a combat result" § series 12.23, 13.1; newtown 6.1.5
     return ((a_u == UNIT__EIGHTH_FOOT) and define__attached(s, a_u))
 
 def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result' § series 12.23, 13.25; newtown 4.2.4
@@ -588,7 +588,7 @@ def define__attached_to_warrior(s, a_u):  # 'rulesets/newtown/special_units.mst:
 def define__platoon_alone(s, a_u):  # 'rulesets/newtown/special_units.mst:24': 'The platoon alone' § newtown 6.1.3, 6.1.4
     return ((a_u == UNIT__EIGHTH_FOOT) and (s.vars['attached_to'][a_u] == NONE_INDEX))
 
-def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:180': 'Where the herd is driven' § newtown 6.5.1
+def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:179': 'Where the herd is driven' § newtown 6.5.1
     return ((HEX__1821,) if (q.hex_of(s, UNIT__CATTLE_HERD) in ZONE_THE_ROAD) else ZONE_THE_ROAD_LIST)
 
 def define__hand(s, a_side):  # 'rulesets/newtown/cards.mst:192': "A player's hand" § newtown 4.2.2
@@ -845,9 +845,9 @@ def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:38
         and (sum(1 for e1 in q.units_at(s, e0) if (b['side'] == SIDE__INDIAN)) == 0)))
 def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381' § series 9; newtown 6.5.1
     e.advance_to(s, UNIT__CATTLE_HERD, b['h'])
-def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:185' § series 9; newtown 6.5.1
+def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:184' § series 9; newtown 6.5.1
     return ((b['side'] == SIDE__AMERICAN) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:186' § series 9; newtown 6.5.1
+def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:185' § series 9; newtown 6.5.1
     return {'unit': UNIT__CATTLE_HERD, 'toward': define__herd_goal(s)}
 def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__in_enemy_zoc(s, b['hex'], b['side'])
@@ -1296,16 +1296,16 @@ def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets
 
 def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'standard')
-def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:126' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:125' § newtown 5.2.1, 6.1.3
     return (((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and define__platoon_alone(s, UNIT__EIGHTH_FOOT)) and (len(q.enemies_adjacent(s, q.hex_of(s,
         UNIT__EIGHTH_FOOT), SIDE__INDIAN)) > 0))
-def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:129' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:128' § newtown 5.2.1, 6.1.3
     return define__in_enemy_zoc(s, b['hex'], SIDE__INDIAN)
-def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:130' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:129' § newtown 5.2.1, 6.1.3
     return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
-def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:127' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:126' § newtown 5.2.1, 6.1.3
     return {'unit': UNIT__EIGHTH_FOOT, 'hexes': 1, 'must_avoid': True}
-def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:132' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:131' § newtown 5.2.1, 6.1.3
     e.set_at(s, 'moved_this_turn', UNIT__EIGHTH_FOOT, True)
 def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'no_movement')
@@ -1434,30 +1434,28 @@ def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst
 def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520' § newtown 5.9
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:33' § newtown 6.1.1
+def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
     return (s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP)
-def attach_platoon__attach__let_parents(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
+def attach_platoon__attach__let_parents(s, b):  # 'rulesets/newtown/special_units.mst:35' § newtown 6.1.1
     return tuple(e0 for e0 in q.stacked_with(s, UNIT__EIGHTH_FOOT) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == SIDE__INDIAN)))
-def attach_platoon__attach__if_2(s, b):  # 'rulesets/newtown/special_units.mst:35' § newtown 6.1.1
+def attach_platoon__attach__if_2(s, b):  # 'rulesets/newtown/special_units.mst:36' § newtown 6.1.1
     return ((s.vars['attached_to'][UNIT__EIGHTH_FOOT] != NONE_INDEX) and (not (s.vars['attached_to'][UNIT__EIGHTH_FOOT] in b['parents'])))
-def attach_platoon__attach__set_attached_to(s, b):  # 'rulesets/newtown/special_units.mst:36' § newtown 6.1.1
+def attach_platoon__attach__set_attached_to(s, b):  # 'rulesets/newtown/special_units.mst:37' § newtown 6.1.1
     e.set_at(s, 'attached_to', UNIT__EIGHTH_FOOT, NONE_INDEX)
-def attach_platoon__attach__if_3(s, b):  # 'rulesets/newtown/special_units.mst:38' § newtown 6.1.1
+def attach_platoon__attach__if_3(s, b):  # 'rulesets/newtown/special_units.mst:39' § newtown 6.1.1
     return (len(b['parents']) > 0)
-def attach_platoon__attach__if_4(s, b):  # 'rulesets/newtown/special_units.mst:40' § newtown 6.1.1
-    return (b['parent'] != NONE_INDEX)
 def attach_platoon__attach__set_attached_to_2(s, b):  # 'rulesets/newtown/special_units.mst:41' § newtown 6.1.1
     e.set_at(s, 'attached_to', UNIT__EIGHTH_FOOT, b['parent'])
-def attach_platoon__attach__if_5(s, b):  # 'rulesets/newtown/special_units.mst:42' § newtown 6.1.1
+def attach_platoon__attach__if_4(s, b):  # 'rulesets/newtown/special_units.mst:42' § newtown 6.1.1
     return s.vars['moved_this_turn'][UNIT__EIGHTH_FOOT]
 def attach_platoon__attach__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:43' § newtown 6.1.1
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
-def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:167' § newtown 6.1.7
+def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:166' § newtown 6.1.7
     return q.hex_of(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:168' § newtown 6.1.7
+def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:167' § newtown 6.1.7
     e.remove_from_play(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:169' § newtown 6.1.7
+def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:168' § newtown 6.1.7
     e.advance_to(s, UNIT__EIGHTH_FOOT_BATTALION, b['h'])
 
 def draw_card__draw__if(s, b):  # 'rulesets/newtown/cards.mst:209' § newtown 4.2.2
@@ -1505,18 +1503,18 @@ def result__retreat__if(s, b):  # 'rulesets/series/results.mst:31'
 def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:53'
     e.lose_step(s, b['affected'])
 
-def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:149'
+def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:148'
     return (q.unit_steps(s, b['affected']) == 1)
-def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:150'
+def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:149'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
-def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:151'
+def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:150'
     return (tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0)) if (sum(1 for e0 in b['here'] if define__adds_strength(s, e0)) > 0)
         else b['here'])
-def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:152'
+def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:151'
     e.eliminate(s, b['affected'])
-def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:153'
+def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:152'
     return (b['one_step'] and (len(b['others_first']) > 0))
-def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:155'
+def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:154'
     e.lose_step(s, b['second'])
 
 def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:84'
@@ -1589,30 +1587,30 @@ def trigger__retreated_off_the_board__set_left_the_board(s, b):  # 'rulesets/new
 def trigger__retreated_off_the_board__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': SIDE__INDIAN, 'amount': (-1)}
 
-def trigger__platoon_moves_with_its_parent__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:61'
+def trigger__platoon_moves_with_its_parent__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:60'
     e.advance_to(s, UNIT__EIGHTH_FOOT, b['hex'])
 
-def trigger__platoon_shares_capture__capture(s, b):  # 'rulesets/newtown/special_units.mst:74'
+def trigger__platoon_shares_capture__capture(s, b):  # 'rulesets/newtown/special_units.mst:73'
     e.capture(s, UNIT__EIGHTH_FOOT)
-def trigger__platoon_shares_capture__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:75'
+def trigger__platoon_shares_capture__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:74'
     return {'side': SIDE__INDIAN, 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__CAPTURED_DEFENDER_CHOICE))}
 
-def trigger__platoon_shares_pin__set_pinned(s, b):  # 'rulesets/newtown/special_units.mst:82'
+def trigger__platoon_shares_pin__set_pinned(s, b):  # 'rulesets/newtown/special_units.mst:81'
     e.set_at(s, 'pinned', UNIT__EIGHTH_FOOT, b['new'])
 
-def trigger__platoon_shares_order__set_order(s, b):  # 'rulesets/newtown/special_units.mst:88'
+def trigger__platoon_shares_order__set_order(s, b):  # 'rulesets/newtown/special_units.mst:87'
     e.set_at(s, 'order', UNIT__EIGHTH_FOOT, b['new'])
 
-def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:96'
+def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:95'
     return {'side': SIDE__INDIAN, 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:219'
+def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:218'
     e.capture(s, UNIT__CATTLE_HERD)
-def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:220'
+def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:219'
     return q.rule_on(s, 'cattle_herd_vp')
-def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:221'
+def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:220'
     e.score(s, SIDE__INDIAN, 2)
-def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:223'
+def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:222'
     return {'side': SIDE__AMERICAN, 'amount': (-2)}
 
 def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6' § series 6.1
@@ -1704,21 +1702,21 @@ def trigger__failed_resolve_pinned__condition(s, b):  # 'rulesets/newtown/indian
 def trigger__retreated_off_the_board__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == SIDE__INDIAN) and (not s.vars['left_the_board']))
 
-def trigger__platoon_attaches__condition(s, b):  # 'rulesets/newtown/special_units.mst:52'
+def trigger__platoon_attaches__condition(s, b):  # 'rulesets/newtown/special_units.mst:51'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
-def trigger__platoon_moves_with_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:60'
+def trigger__platoon_moves_with_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:59'
     return (((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and (s.vars['attached_to'][UNIT__EIGHTH_FOOT] == b['unit'])) and (q.hex_of(s,
         UNIT__EIGHTH_FOOT) != b['hex']))
 
-def trigger__platoon_shares_capture__condition(s, b):  # 'rulesets/newtown/special_units.mst:72'
+def trigger__platoon_shares_capture__condition(s, b):  # 'rulesets/newtown/special_units.mst:71'
     return ((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and (s.vars['attached_to'][UNIT__EIGHTH_FOOT] == b['unit']))
 
-def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_units.mst:95'
+def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_units.mst:94'
     return (b['unit'] == UNIT__EIGHTH_FOOT)
 
-def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:217'
+def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:216'
     return ((((q.side(s, b['unit']) == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
         and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
 
@@ -1760,25 +1758,25 @@ def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/in
     return s.vars['failed_resolve'][b['unit']]
 def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:466' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
-def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:106' § newtown 6.1.3
+def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
-def restriction__platoon_keeps_away__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:106' § newtown 6.1.3
+def restriction__platoon_keeps_away__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return define__platoon_alone(s, b['unit'])
-def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:113' § newtown 6.1.3
+def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:112' § newtown 6.1.3
     return ((b['unit'] == UNIT__EIGHTH_FOOT) and define__attached(s, b['unit']))
-def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:118' § newtown 6.1.3
+def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:117' § newtown 6.1.3
     return (define__warrior(s, b['unit']) and define__platoon_parent(s, b['unit']))
-def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:193' § newtown 6.5.1
+def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:192' § newtown 6.5.1
     return (b['unit'] == UNIT__CATTLE_HERD)
-def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:199' § newtown 6.5.1
+def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:198' § newtown 6.5.1
     return ((b['unit'] == UNIT__CATTLE_HERD) and (q.hex_of(s, b['unit']) in ZONE_THE_ROAD))
-def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
     return (((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP)) and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
-def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
     return ((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
     return (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD))
 
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
@@ -2593,7 +2591,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/movement.mst', (95, 100), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
                 22), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
                 103), 'rulesets/newtown/variations.mst', (110, 111, 110), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378,
-                377), 'rulesets/newtown/special_units.mst', (185, 186, 185), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
+                377), 'rulesets/newtown/special_units.mst', (184, 185, 184), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
                 136, 136, 137, 136, 139, 134, 132))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
@@ -3282,8 +3280,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)),
                     into=None),
                 Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.1
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (126, 127, 132,
-                126), 'rulesets/newtown/sequence.mst', (98, 99))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (125, 126, 131,
+                125), 'rulesets/newtown/sequence.mst', (98, 99))),
         'activation_movement_phase': procedure(
             name='activation_movement_phase', title='Activation Movement Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
@@ -3550,17 +3548,15 @@ RULES = Rules(
                 Exec(attach_platoon__attach__set_attached_to),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), JumpIfNot(attach_platoon__attach__if_3, 'if_3_else'),
-                Choose(var='parent', options=Bound('parents'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose parent', mode='maybe'),
-                JumpIfNot(attach_platoon__attach__if_4, 'if_4_else'),
+                Choose(var='parent', options=Bound('parents'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose parent', mode=''),
                 Exec(attach_platoon__attach__set_attached_to_2),
-                JumpIfNot(attach_platoon__attach__if_5, 'if_5_else'),
+                JumpIfNot(attach_platoon__attach__if_4, 'if_4_else'),
                 Exec(attach_platoon__attach__set_moved_this_turn),
-                Jump('if_5_end'),
-                Label('if_5_else'), Label('if_5_end'), Jump('if_4_end'),
+                Jump('if_4_end'),
                 Label('if_4_else'), Label('if_4_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (33, 34, 35, 36, 35, 38, 39, 40, 41, 42, 43, 42, 40, 38, 33))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (34, 35, 36, 37, 36, 39, 40, 41, 42, 43, 42, 39, 34))),
         'full_measure': procedure(
             name='full_measure', title='Full Measure', kind='procedure', params=(), types={'h': 'hex'}, code=(
                 Label('step:replace'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.7
@@ -3569,7 +3565,7 @@ RULES = Rules(
                 Exec(full_measure__replace__advance_to),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (166, 167, 168, 169, 166))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (165, 166, 167, 168, 165))),
         'draw_card': procedure(
             name='draw_card', title='Draw an Opportunity Card', kind='procedure', params=('side',), types={'card': 'marker', 'side': 'side'}, code=(
                 Label('step:draw'), JumpIfNot(draw_card__draw__if, 'if_1_else'),  # § newtown 4.2.2
@@ -3679,7 +3675,7 @@ RULES = Rules(
                 Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (149, 150, 151, 152, 153, 154, 155, 153, 157, 158, 157))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (148, 149, 150, 151, 152, 153, 154, 152, 156, 157, 156))),
         'result:captured_defender_choice': procedure(
             name='result:captured_defender_choice', title="Captured, Defender's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3814,33 +3810,33 @@ RULES = Rules(
             name='trigger:platoon_attaches', title='The platoon attaches after an Indian movement phase', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='attach_platoon', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (53,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (52,))),
         'trigger:platoon_moves_with_its_parent': procedure(
             name='trigger:platoon_moves_with_its_parent', title='The platoon moves with its parent', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_moves_with_its_parent__advance_to),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (61,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (60,))),
         'trigger:platoon_shares_capture': procedure(
             name='trigger:platoon_shares_capture', title="The platoon shares its parent's capture", kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_shares_capture__capture),
                 Call(procedure='adjust_army_morale', args=trigger__platoon_shares_capture__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (74, 75))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (73, 74))),
         'trigger:platoon_shares_pin': procedure(
             name='trigger:platoon_shares_pin', title="The platoon shares its parent's pin", kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'bool', 'old': 'bool', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_shares_pin__set_pinned),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (82,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (81,))),
         'trigger:platoon_shares_order': procedure(
             name='trigger:platoon_shares_order', title="The platoon shares its parent's disruption", kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_shares_order__set_order),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (88,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (87,))),
         'trigger:platoon_eliminated': procedure(
             name='trigger:platoon_eliminated', title='The platoon eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='adjust_army_morale', args=trigger__platoon_eliminated__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (96,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (95,))),
         'trigger:herd_captured': procedure(
             name='trigger:herd_captured', title='The cattle herd captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3850,7 +3846,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='adjust_army_morale', args=trigger__herd_captured__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (219, 220, 221, 220, 223))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (218, 219, 220, 219, 222))),
         'trigger:indian_crosses_the_creek': procedure(
             name='trigger:indian_crosses_the_creek', title='An Indian unit crosses the creek', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
