@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'bf53d5c1497a288f43208bf583bbc9c30077a15a74bb668436459848ca0e0826'
+RULES_HASH = '996f49455c646faf2e452d312a19b6ba6c623a6fd530c21d599ae1b59c0f5253'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

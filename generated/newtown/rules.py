@@ -390,7 +390,7 @@ def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:51': 'Must
 def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:58': 'Must be attacked' § series 12.13, 13.1
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:137': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25; newtown 6.1.4
+def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:145': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25; newtown 6.1.4
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT) and define__attached(s,
         a_u))))
 
@@ -404,7 +404,7 @@ def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:79': "A 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:82': 'Defending SPs' § series 12.23, 12.3, 13.25
     return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
-define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:140': 'May be the lead unit' § series 12.23, 13.25; newtown 6.1.4
+define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:148': 'May be the lead unit' § series 12.23, 13.25; newtown 6.1.4
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:94': 'Units that may lead' § series 12.23, 13.25
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
@@ -588,7 +588,11 @@ def define__attached_to_warrior(s, a_u):  # 'rulesets/newtown/special_units.mst:
 def define__platoon_alone(s, a_u):  # 'rulesets/newtown/special_units.mst:24': 'The platoon alone' § newtown 6.1.3, 6.1.4
     return ((a_u == UNIT__EIGHTH_FOOT) and (s.vars['attached_to'][a_u] == NONE_INDEX))
 
-def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:179': 'Where the herd is driven' § newtown 6.5.1
+def define__platoon_may_get_to(s, a_h):  # 'rulesets/newtown/special_units.mst:139': 'A hex next to the platoon, clear of the enemy, it may step into' § newtown 6.1.3; series 9.1
+    return ((((len(q.enemies_adjacent(s, a_h, SIDE__INDIAN)) == 0) and (q.move_cost(s, UNIT__EIGHTH_FOOT, q.hex_of(s, UNIT__EIGHTH_FOOT), a_h) >= 0))
+        and define__open_to(s, UNIT__EIGHTH_FOOT, a_h)) and q.may_enter(s, UNIT__EIGHTH_FOOT, a_h))
+
+def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:187': 'Where the herd is driven' § newtown 6.5.1
     return ((HEX__1821,) if (q.hex_of(s, UNIT__CATTLE_HERD) in ZONE_THE_ROAD) else ZONE_THE_ROAD_LIST)
 
 def define__hand(s, a_side):  # 'rulesets/newtown/cards.mst:192': "A player's hand" § newtown 4.2.2
@@ -845,9 +849,9 @@ def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:38
         and (sum(1 for e1 in q.units_at(s, e0) if (b['side'] == SIDE__INDIAN)) == 0)))
 def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381' § series 9; newtown 6.5.1
     e.advance_to(s, UNIT__CATTLE_HERD, b['h'])
-def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:184' § series 9; newtown 6.5.1
+def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:192' § series 9; newtown 6.5.1
     return ((b['side'] == SIDE__AMERICAN) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:185' § series 9; newtown 6.5.1
+def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:193' § series 9; newtown 6.5.1
     return {'unit': UNIT__CATTLE_HERD, 'toward': define__herd_goal(s)}
 def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__in_enemy_zoc(s, b['hex'], b['side'])
@@ -1296,16 +1300,16 @@ def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets
 
 def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'standard')
-def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:125' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:127' § newtown 5.2.1, 6.1.3
     return (((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and define__platoon_alone(s, UNIT__EIGHTH_FOOT)) and (len(q.enemies_adjacent(s, q.hex_of(s,
         UNIT__EIGHTH_FOOT), SIDE__INDIAN)) > 0))
-def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:128' § newtown 5.2.1, 6.1.3
-    return define__in_enemy_zoc(s, b['hex'], SIDE__INDIAN)
-def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:129' § newtown 5.2.1, 6.1.3
-    return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
-def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:126' § newtown 5.2.1, 6.1.3
-    return {'unit': UNIT__EIGHTH_FOOT, 'hexes': 1, 'must_avoid': True}
-def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:131' § newtown 5.2.1, 6.1.3
+def standard_movement_phase__platoon_gets_away__let_away(s, b):  # 'rulesets/newtown/special_units.mst:128' § newtown 5.2.1, 6.1.3
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, UNIT__EIGHTH_FOOT)) if define__platoon_may_get_to(s, e0))
+def standard_movement_phase__platoon_gets_away__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:131' § newtown 5.2.1, 6.1.3
+    e.advance_to(s, UNIT__EIGHTH_FOOT, b['to'])
+def standard_movement_phase__platoon_gets_away__capture(s, b):  # 'rulesets/newtown/special_units.mst:133' § newtown 5.2.1, 6.1.3
+    e.capture(s, UNIT__EIGHTH_FOOT)
+def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:135' § newtown 5.2.1, 6.1.3
     e.set_at(s, 'moved_this_turn', UNIT__EIGHTH_FOOT, True)
 def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'no_movement')
@@ -1451,11 +1455,11 @@ def attach_platoon__attach__if_4(s, b):  # 'rulesets/newtown/special_units.mst:4
 def attach_platoon__attach__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:43' § newtown 6.1.1
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
-def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:166' § newtown 6.1.7
+def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:174' § newtown 6.1.7
     return q.hex_of(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:167' § newtown 6.1.7
+def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:175' § newtown 6.1.7
     e.remove_from_play(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:168' § newtown 6.1.7
+def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:176' § newtown 6.1.7
     e.advance_to(s, UNIT__EIGHTH_FOOT_BATTALION, b['h'])
 
 def draw_card__draw__if(s, b):  # 'rulesets/newtown/cards.mst:209' § newtown 4.2.2
@@ -1503,18 +1507,18 @@ def result__retreat__if(s, b):  # 'rulesets/series/results.mst:31'
 def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:53'
     e.lose_step(s, b['affected'])
 
-def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:148'
+def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:156'
     return (q.unit_steps(s, b['affected']) == 1)
-def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:149'
+def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:157'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
-def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:150'
+def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:158'
     return (tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0)) if (sum(1 for e0 in b['here'] if define__adds_strength(s, e0)) > 0)
         else b['here'])
-def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:151'
+def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:159'
     e.eliminate(s, b['affected'])
-def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:152'
+def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:160'
     return (b['one_step'] and (len(b['others_first']) > 0))
-def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:154'
+def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:162'
     e.lose_step(s, b['second'])
 
 def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:84'
@@ -1590,8 +1594,6 @@ def trigger__retreated_off_the_board__adjust_army_morale_args(s, b):  # 'ruleset
 def trigger__platoon_moves_with_its_parent__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:60'
     e.advance_to(s, UNIT__EIGHTH_FOOT, b['hex'])
 
-def trigger__platoon_shares_capture__capture(s, b):  # 'rulesets/newtown/special_units.mst:73'
-    e.capture(s, UNIT__EIGHTH_FOOT)
 def trigger__platoon_shares_capture__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:74'
     return {'side': SIDE__INDIAN, 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__CAPTURED_DEFENDER_CHOICE))}
 
@@ -1604,13 +1606,13 @@ def trigger__platoon_shares_order__set_order(s, b):  # 'rulesets/newtown/special
 def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:95'
     return {'side': SIDE__INDIAN, 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:218'
+def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:226'
     e.capture(s, UNIT__CATTLE_HERD)
-def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:219'
+def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:227'
     return q.rule_on(s, 'cattle_herd_vp')
-def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:220'
+def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:228'
     e.score(s, SIDE__INDIAN, 2)
-def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:222'
+def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:230'
     return {'side': SIDE__AMERICAN, 'amount': (-2)}
 
 def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6' § series 6.1
@@ -1716,7 +1718,7 @@ def trigger__platoon_shares_capture__condition(s, b):  # 'rulesets/newtown/speci
 def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_units.mst:94'
     return (b['unit'] == UNIT__EIGHTH_FOOT)
 
-def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:216'
+def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:224'
     return ((((q.side(s, b['unit']) == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
         and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
 
@@ -1752,6 +1754,8 @@ def restriction__final_movement_keeps_away__condition(s, b):  # 'rulesets/newtow
         SIDE__INDIAN)) > 0))
 def restriction__final_movement_keeps_away__unit_part(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
     return ((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == SIDE__INDIAN))
+def restriction__final_movement_keeps_away__hex_part(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
+    return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
 def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108' § newtown 5.3.1
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
 def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225' § newtown 5.4.3
@@ -1766,17 +1770,17 @@ def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtow
     return ((b['unit'] == UNIT__EIGHTH_FOOT) and define__attached(s, b['unit']))
 def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:117' § newtown 6.1.3
     return (define__warrior(s, b['unit']) and define__platoon_parent(s, b['unit']))
-def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:192' § newtown 6.5.1
+def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:200' § newtown 6.5.1
     return (b['unit'] == UNIT__CATTLE_HERD)
-def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:198' § newtown 6.5.1
+def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 6.5.1
     return ((b['unit'] == UNIT__CATTLE_HERD) and (q.hex_of(s, b['unit']) in ZONE_THE_ROAD))
-def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
     return (((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP)) and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
-def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
     return ((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:205' § newtown 3.3, 6.5.1
+def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
     return (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD))
 
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
@@ -2591,7 +2595,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/movement.mst', (95, 100), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
                 22), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
                 103), 'rulesets/newtown/variations.mst', (110, 111, 110), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378,
-                377), 'rulesets/newtown/special_units.mst', (184, 185, 184), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
+                377), 'rulesets/newtown/special_units.mst', (192, 193, 192), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
                 136, 136, 137, 136, 139, 134, 132))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
@@ -3265,23 +3269,26 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/sequence.mst', (86,), 'rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116,
                 114), 'rulesets/newtown/sequence.mst', (87, 88, 90))),
         'standard_movement_phase': procedure(
-            name='standard_movement_phase', title='Standard Movement Phase', kind='phase', params=('side',), types={'side': 'side'}, code=(
+            name='standard_movement_phase', title='Standard Movement Phase', kind='phase', params=('side',), types={'away': 'hexes', 'side': 'side',
+                'to': 'hex'}, code=(
                 Label('step:begin'), Exec(standard_movement_phase__begin__set_indian_movement),  # § newtown 5.2.1
                 # § newtown 5.2.1; series 13.3
                 Label('step:disrupted_away'), Call(procedure='move_away_disrupted', args=Passed((('side', 'side'),)), into=None),
                 Label('step:platoon_gets_away'), JumpIfNot(standard_movement_phase__platoon_gets_away__if, 'if_1_else'),  # § newtown 5.2.1, 6.1.3
-                Prim(primitive='retreat', args=standard_movement_phase__platoon_gets_away__retreat_args,
-                    lambdas={'stacking': retreat_unit__retreat__retreat_stacking,
-                    'blocked': standard_movement_phase__platoon_gets_away__retreat_blocked,
-                    'avoid': standard_movement_phase__platoon_gets_away__retreat_avoid}),
-                Exec(standard_movement_phase__platoon_gets_away__set_moved_this_turn),
+                Let('away', standard_movement_phase__platoon_gets_away__let_away),
+                JumpIfNot(movement_phase__disrupted_away__if, 'if_2_else'),
+                Choose(var='to', options=Bound('away'), chooser=Constant(SIDE__INDIAN), kind='hex', prompt='choose to', mode=''),
+                Exec(standard_movement_phase__platoon_gets_away__advance_to),
+                Jump('if_2_end'),
+                Label('if_2_else'), Exec(standard_movement_phase__platoon_gets_away__capture),
+                Label('if_2_end'), Exec(standard_movement_phase__platoon_gets_away__set_moved_this_turn),
                 Jump('if_1_end'),
                 # § newtown 5.2.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)),
                     into=None),
                 Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.1
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (125, 126, 131,
-                125), 'rulesets/newtown/sequence.mst', (98, 99))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (127, 128, 129, 130, 131, 129, 133,
+                135, 127), 'rulesets/newtown/sequence.mst', (98, 99))),
         'activation_movement_phase': procedure(
             name='activation_movement_phase', title='Activation Movement Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
@@ -3565,7 +3572,7 @@ RULES = Rules(
                 Exec(full_measure__replace__advance_to),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (165, 166, 167, 168, 165))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (173, 174, 175, 176, 173))),
         'draw_card': procedure(
             name='draw_card', title='Draw an Opportunity Card', kind='procedure', params=('side',), types={'card': 'marker', 'side': 'side'}, code=(
                 Label('step:draw'), JumpIfNot(draw_card__draw__if, 'if_1_else'),  # § newtown 4.2.2
@@ -3675,7 +3682,7 @@ RULES = Rules(
                 Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (148, 149, 150, 151, 152, 153, 154, 152, 156, 157, 156))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (156, 157, 158, 159, 160, 161, 162, 160, 164, 165, 164))),
         'result:captured_defender_choice': procedure(
             name='result:captured_defender_choice', title="Captured, Defender's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3819,7 +3826,7 @@ RULES = Rules(
         'trigger:platoon_shares_capture': procedure(
             name='trigger:platoon_shares_capture', title="The platoon shares its parent's capture", kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
-                Label('step:do'), Exec(trigger__platoon_shares_capture__capture),
+                Label('step:do'), Exec(standard_movement_phase__platoon_gets_away__capture),
                 Call(procedure='adjust_army_morale', args=trigger__platoon_shares_capture__adjust_army_morale_args, into=None),
             ), lines=lines_at('rulesets/newtown/special_units.mst', (73, 74))),
         'trigger:platoon_shares_pin': procedure(
@@ -3846,7 +3853,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='adjust_army_morale', args=trigger__herd_captured__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (218, 219, 220, 219, 222))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (226, 227, 228, 227, 230))),
         'trigger:indian_crosses_the_creek': procedure(
             name='trigger:indian_crosses_the_creek', title='An Indian unit crosses the creek', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
@@ -3930,7 +3937,7 @@ RULES = Rules(
             condition=restriction__moves_in_its_own_phase__condition, until_turn=None, rule=''),
         RestrictionSpec(name='final_movement_keeps_away', title='No move next to the enemy in the Final Movement Phase', kind='no_entry', zone='',
             condition=restriction__final_movement_keeps_away__condition, until_turn=None, rule='',
-            unit_part=restriction__final_movement_keeps_away__unit_part, hex_part=standard_movement_phase__platoon_gets_away__retreat_avoid),
+            unit_part=restriction__final_movement_keeps_away__unit_part, hex_part=restriction__final_movement_keeps_away__hex_part),
         RestrictionSpec(name='sortie_line', title='Indians stay on or west of hex row 34xx', kind='no_entry', zone='east_of_34xx',
             condition=restriction__sortie_line__condition, until_turn=None, rule='indian_sortie', unit_part=restriction__sortie_line__condition),
         RestrictionSpec(name='failed_resolve_stands', title='Units with Failed Resolve may not move', kind='no_move', zone='',
@@ -3939,7 +3946,7 @@ RULES = Rules(
             condition=restriction__withdrawn_indians__condition, until_turn=None, rule=''),
         RestrictionSpec(name='platoon_keeps_away', title='The platoon alone keeps away from the enemy', kind='no_entry', zone='',
             condition=restriction__platoon_keeps_away__condition, until_turn=None, rule='', unit_part=restriction__platoon_keeps_away__unit_part,
-            hex_part=standard_movement_phase__platoon_gets_away__retreat_avoid),
+            hex_part=restriction__final_movement_keeps_away__hex_part),
         RestrictionSpec(name='platoon_moves_with_parent', title='The attached platoon moves with its parent', kind='no_move', zone='',
             condition=restriction__platoon_moves_with_parent__condition, until_turn=None, rule=''),
         RestrictionSpec(name='platoon_slows_its_parent', title="An Indian parent moves at the platoon's pace", kind='allowance', zone='',
@@ -4166,6 +4173,7 @@ RULES = Rules(
         'define:pin_removal_adjustment': ('Army Morale for pins removed', '§ series 9.3', ''),
         'define:placeholder_card': ('A card of unknown text', '§ newtown 4.2.1', ''),
         'define:platoon_alone': ('The platoon alone', '§ newtown 6.1.3, 6.1.4', ''),
+        'define:platoon_may_get_to': ('A hex next to the platoon, clear of the enemy, it may step into', '§ newtown 6.1.3; series 9.1', ''),
         'define:platoon_parent': ('The unit the platoon is attached to', '§ newtown 6.1', ''),
         'define:rally_adjustment': ('Army Morale for a rally', '§ series 16.1', ''),
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
@@ -4220,8 +4228,6 @@ RULES = Rules(
         'hook:resolve_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:retreat_unit:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:retreat_unit:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
-        'hook:standard_movement_phase:platoon_gets_away:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
-        'hook:standard_movement_phase:platoon_gets_away:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'modifier:ambush_drm:Visions': ('Visions', '§ newtown 5.5, 1.8', 'the effect of Visions is printed on the Enhancement Table'),
         'modifier:close_combat_drm:All-militia attacking force': ('All-militia attacking force', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6',
             "the Close Combat DRM Chart gives this modifier's size"),
