@@ -67,7 +67,7 @@ def test_rows_based_on_a_test_have_a_test_naming_them():
     """Where the basis is a test, some test names the section (a `§ doc N`
     citation, in Python or in the rule language, or the section number in a
     Python test of that battle)."""
-    tests = sorted((ROOT / "tests").glob("test_*.py"))
+    tests = sorted((ROOT / "tests").rglob("test_*.py"))
     # The battles' tests, and the series' own on the examples battle.
     language_tests = sorted((ROOT / "rulesets").glob("*/tests/*.mst")) + sorted(
         (ROOT / "tests" / "data" / "examples" / "tests").glob("*.mst")
