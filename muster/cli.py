@@ -19,7 +19,7 @@ from compiler.load import PROJECT_ROOT, RulesetNotFound
 from compiler.output_folder import BuildRefused
 from compiler.outputs import OUTPUTS
 from dsl.diagnostics import CompileError
-from engine.play import ReplayError
+from engine.play import SEED_LIMIT, ReplayError
 from muster.workbench import add_commands
 
 
@@ -42,6 +42,20 @@ def _port(text: str) -> int:
         value = -1
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port 0..65535, not {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """An argparse type: a seed a log can carry (`muster replay` refuses any
+    other), a whole number between -2**63 and 2**63, both excluded."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = SEED_LIMIT
+    if not -SEED_LIMIT < value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number between -2**63 and 2**63, not {text[:40]!r}"
+        )
     return value
 
 
@@ -146,7 +160,7 @@ def parser() -> argparse.ArgumentParser:
         default="random,random",
         help="one bot per side: random, eager, heuristic, mcts[:ITERATIONS|:SECONDSs]",
     )
-    pl.add_argument("--seed", type=int, default=1)
+    pl.add_argument("--seed", type=_seed, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")
     pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
     pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
@@ -162,7 +176,7 @@ def parser() -> argparse.ArgumentParser:
     tb.add_argument(
         "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
     )
-    tb.add_argument("--seed", type=int, default=1, help="the dice (as muster play --seed)")
+    tb.add_argument("--seed", type=_seed, default=1, help="the dice (as muster play --seed)")
     tb.add_argument("--port", type=_port, default=8765)
     tb.add_argument(
         "--host",
