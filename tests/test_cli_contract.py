@@ -149,3 +149,35 @@ def test_a_table_save_or_log_that_is_no_save_is_one_line_naming_it(capsys, tmp_p
     log.write_bytes('{"type": "header"}'.encode("utf-16"))
     assert main(["table", "training", "--replay", str(log), "--port", "0"]) == 1
     assert f"{log}: not UTF-8 text (byte 1)" in one_line(capsys)
+
+
+def test_a_table_save_too_deep_or_too_long_is_bad_input_naming_it(capsys, tmp_path, training):
+    pytest.importorskip("starlette")  # the `table` extra
+    import json
+
+    from engine.save import to_json
+
+    save = json.dumps(to_json(training.new_initial_state()))
+    cases = {
+        "nested 5,000 deep": ("[" * 5000 + "]" * 5000, "not JSON (nested too deeply)"),
+        "nested 900 deep in a variable": (
+            save.replace('"turn": 1', '"turn": ' + "[" * 900 + "1" + "]" * 900),
+            "$.vars.turn[0]",
+        ),
+        "a 5,000-digit number": (save.replace('"turn": 1', '"turn": ' + "9" * 5000), "not JSON"),
+        "a 4,000-digit seed": (
+            save[:-1] + ', "table": {"seed": ' + "9" * 4000 + "}}",
+            "its humans or seed are malformed",
+        ),
+    }
+    for what, (text, words) in cases.items():
+        assert '"turn": 1' in save
+        path = tmp_path / "save.json"
+        path.write_text(text, encoding="utf-8")
+        assert main(["table", "training", "--load", str(path), "--port", "0"]) == 1, what
+        err = one_line(capsys)
+        assert f"muster: {path}" in err and words in err, (what, err)
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "header"}\n' + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    assert main(["table", "training", "--replay", str(log), "--port", "0"]) == 1
+    assert f"muster: {log}:2: not JSON (nested too deeply)" in one_line(capsys)
