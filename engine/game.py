@@ -15,6 +15,7 @@ from engine import interpreter
 from engine.board import DIRECTIONS, unit_costs
 from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
+from engine.errors import BadInput
 from engine.firing import Firing
 from engine.information import observe
 from engine.primitives import get
@@ -118,11 +119,11 @@ class GameInfo:
     max_game_length: int
 
 
-class SetupError(ValueError):
+class SetupError(BadInput):
     """A scenario whose fixed set-up breaks its own stacking rule."""
 
 
-class ParamsError(ValueError):
+class ParamsError(BadInput):
     """A game's parameters that name an unknown parameter, scenario or rule
     switch, or give one a value of the wrong kind (the message lists the
     known names)."""
@@ -151,7 +152,7 @@ def _check_params(params: dict[str, Any], switches: list[str]) -> None:
 def _check_size(rules: Rules) -> None:
     """Refuse rules with more sides or units than the engine's keys hold (engine/state.py)."""
     if len(rules.sides) > MAX_SIDES or len(rules.units) > MAX_UNITS:
-        raise ValueError(
+        raise BadInput(
             f"{rules.name} has {len(rules.sides)} sides and {len(rules.units)} units; "
             f"the engine plays at most {MAX_SIDES} sides and {MAX_UNITS} units"
         )

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 from engine import chance
 from engine.bots import BotSpecError, check_spec, make_bot
+from engine.errors import BadInput
 from engine.explain import why_not
 from engine.game import Game
 from engine.state import State
@@ -47,7 +48,7 @@ END_FIELDS = {"type", "moves", "hash", "returns", "winner", "level", "chain"}
 PARAM_FIELDS = {"scenario", "rules"}
 
 
-class ReplayError(Exception):
+class ReplayError(BadInput):
     """A log that is malformed, was changed, or does not replay; the message
     names the file and line."""
 

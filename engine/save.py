@@ -18,6 +18,7 @@ from typing import Any
 
 from engine import instructions as ins
 from engine import primitives
+from engine.errors import BadInput
 from engine.interpreter import CHANCE, advance, current_node
 from engine.invariants import fits, missing_bindings, var_types, violations
 from engine.rules import Rules
@@ -26,7 +27,7 @@ from engine.state import STATUS_NAMES, Combat, Frame, State
 FORMAT = "muster.state/1"
 
 
-class SaveError(ValueError):
+class SaveError(BadInput):
     """A saved position that is malformed or does not fit the game it is loaded into.
 
     `path` is the JSON path of the bad field (`$.units.<unit>.hex`), so a

@@ -11,11 +11,12 @@ from typing import Any
 import uvicorn
 
 from dsl.diagnostics import CompileError
+from engine.errors import BadInput
 from table.games import TableError
 from table.server import build_replay, load_state, make_app, open_table
 
 
-class BadLogLine(ValueError):
+class BadLogLine(BadInput):
     """A save or log named with --load or --replay that is not JSON (its file,
     and its line where there is one, in the message)."""
 
@@ -80,7 +81,9 @@ def run_table(args: argparse.Namespace) -> int:
         print(f"muster: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # a save or log the user named that cannot be read: bad input
-        print(f"muster: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        if e.filename not in (args.load, args.replay) or not e.filename:
+            raise  # a file of Muster's own: `muster.cli` reports a fault
+        print(f"muster: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
     except BadLogLine as e:
         print(f"muster: {e}", file=sys.stderr)

@@ -53,9 +53,10 @@ from compiler.load import resolve_ruleset
 from dsl.source import SourceFiles
 from engine import explain
 from engine.bots import BOTS
+from engine.errors import BadInput
 from engine.game import Game
 from engine.play import LOG_FORMAT, SEED_LIMIT
-from engine.save import SaveError, check_depth, from_json, to_json
+from engine.save import check_depth, from_json, to_json
 from table.board import Board, draw_board
 from table.games import TableError, TableGame, move_record
 from table.views import Markers, Redactor, reason_json, view
@@ -94,7 +95,7 @@ class Table:
         params = {"scenario": scenario} if scenario else {}
         try:
             game = self.package.load_game(params)
-        except ValueError as e:
+        except BadInput as e:
             raise TableError(str(e), 400) from e
         return self.seat(game, game.new_initial_state(), side, bot, seed)
 
@@ -462,10 +463,11 @@ def _object_or_empty(value: Any) -> dict[str, Any]:
 
 @contextmanager
 def _not_a_save() -> Iterator[None]:
-    """A save (or the scenario it names) the engine refuses, as a `TableError`."""
+    """A save (or the scenario it names) the engine refuses, as a `TableError`;
+    any other error is a fault of the table's, not of the save."""
     try:
         yield
-    except (SaveError, ValueError, KeyError, TypeError) as e:
+    except BadInput as e:
         raise TableError(f"not a save of this battle: {e}", 400) from e
 
 
@@ -571,7 +573,7 @@ def _logged_game(t: Table, lines: list[Any]) -> Game:
     params = header.get("params") or {}
     try:
         return t.package.load_game(dict(params))
-    except ValueError as e:
+    except BadInput as e:
         raise TableError(str(e), 400) from e
 
 
@@ -581,7 +583,7 @@ def _logged_start(game: Game, header: dict[str, Any]) -> Any:
         return None
     try:
         return from_json(game, header["start"])
-    except (SaveError, ValueError, KeyError, TypeError) as e:
+    except BadInput as e:
         raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
 
 
