@@ -103,6 +103,8 @@ class Table:
         sides = [s.name for s in game.rules.sides]
         if bot not in BOTS:
             raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 400)
+        if not -SEED_LIMIT < seed < SEED_LIMIT:  # its log's header could not be replayed
+            raise TableError("'seed' must lie between -2**63 and 2**63", 400)
         if side == "both":
             humans = frozenset(range(len(sides)))
         elif side in sides:

@@ -380,6 +380,11 @@ def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, tra
     }
     answer = client.post("/api/load", json={"state": deep})
     assert answer.status_code == 400 and "nested more than 32 deep" in answer.json()["error"]
+    for seed in (2**63, -(2**63)):
+        answer = client.post("/api/games", json={"side": "both", "seed": seed})
+        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
+        answer = client.post("/api/load", json={"state": saved, "seed": seed})
+        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
     for body in (
         b'{"state": ' + b"[" * 5000 + b"]" * 5000 + b"}",
         b'{"seed": ' + b"9" * 5000 + b"}",
