@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from engine.errors import BadInput
 from engine.rules import BoardSpec
 
 FORMAT = "muster.board/1"
@@ -42,7 +43,7 @@ COLUMNS = (
 )
 
 
-class BoardDataError(ValueError):
+class BoardDataError(BadInput):
     """A board file this engine cannot read (another format, or not the grid's hexes)."""
 
 

@@ -15,6 +15,7 @@ from engine import interpreter
 from engine.board import DIRECTIONS, unit_costs
 from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
+from engine.errors import BadInput
 from engine.firing import Firing
 from engine.information import observe
 from engine.primitives import get
@@ -118,14 +119,40 @@ class GameInfo:
     max_game_length: int
 
 
-class SetupError(ValueError):
+class SetupError(BadInput):
     """A scenario whose fixed set-up breaks its own stacking rule."""
+
+
+class ParamsError(BadInput):
+    """A game's parameters that name an unknown parameter, scenario or rule
+    switch, or give one a value of the wrong kind (the message lists the
+    known names)."""
+
+
+# What a game's parameters may hold: the scenario's name, the rule switches
+# (`{"rules": {"name": False}}`), and a player's compiled local chart values.
+PARAMS = ("scenario", "rules", "charts")
+
+
+def _check_params(params: dict[str, Any], switches: list[str]) -> None:
+    """Refuse a parameter the engine does not read: it would be ignored, and
+    the game played without what it asked for (a rule switch given at the top
+    level, not under `rules`)."""
+    unknown = sorted(set(params) - set(PARAMS))
+    if unknown:
+        hint = " (rule switches go under 'rules')" if unknown[0] in switches else ""
+        raise ParamsError(f"unknown parameter {unknown[0]!r}{hint}; known: {', '.join(PARAMS)}")
+    if not isinstance(params.get("scenario", ""), str):
+        raise ParamsError(f"the scenario is a name, not {params['scenario']!r}"[:120])
+    chosen = params.get("rules", {})
+    if not isinstance(chosen, dict) or not all(type(v) is bool for v in chosen.values()):
+        raise ParamsError("'rules' maps rule switches to true or false")
 
 
 def _check_size(rules: Rules) -> None:
     """Refuse rules with more sides or units than the engine's keys hold (engine/state.py)."""
     if len(rules.sides) > MAX_SIDES or len(rules.units) > MAX_UNITS:
-        raise ValueError(
+        raise BadInput(
             f"{rules.name} has {len(rules.sides)} sides and {len(rules.units)} units; "
             f"the engine plays at most {MAX_SIDES} sides and {MAX_UNITS} units"
         )
@@ -166,6 +193,7 @@ class Game:
         _check_size(rules)
         self.rules = rules
         self.params = dict(params or {})
+        _check_params(self.params, [sw.name for sw in rules.switches])
         self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
@@ -219,7 +247,7 @@ class Game:
         known = {sw.name for sw in self.rules.switches}
         unknown = sorted(set(chosen) - known)
         if unknown:
-            raise ValueError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
+            raise ParamsError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
         defaults = {sw.name: sw.default for sw in self.rules.switches}
         if self.scenario is not None:
             defaults.update(dict.fromkeys(self.scenario.rules_off, False))
@@ -305,14 +333,14 @@ class Game:
         scenarios = self.rules.scenarios
         if not scenarios:
             if name is not None:
-                raise ValueError(f"{self.rules.name} has no scenarios")
+                raise ParamsError(f"{self.rules.name} has no scenarios")
             return None
         if name is None:
             return scenarios[0]
         for sc in scenarios:
             if sc.name == name:
                 return sc
-        raise ValueError(f"unknown scenario {name!r}; known: {[sc.name for sc in scenarios]}")
+        raise ParamsError(f"unknown scenario {name!r}; known: {[sc.name for sc in scenarios]}")
 
     def _entries(self) -> list[tuple[int, tuple[int, ...], bool]]:
         units = self.rules.units

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from engine import chance
-from engine.bots import make_bot
+from engine.bots import BotSpecError, check_spec, make_bot
+from engine.errors import BadInput
 from engine.explain import why_not
 from engine.game import Game
 from engine.state import State
@@ -47,7 +48,7 @@ END_FIELDS = {"type", "moves", "hash", "returns", "winner", "level", "chain"}
 PARAM_FIELDS = {"scenario", "rules"}
 
 
-class ReplayError(Exception):
+class ReplayError(BadInput):
     """A log that is malformed, was changed, or does not replay; the message
     names the file and line."""
 
@@ -258,7 +259,7 @@ def _raw_lines(path: str, f: BinaryIO) -> Iterator[tuple[int, dict[str, Any] | N
 
 
 def _end(line: dict[str, Any], where: str) -> dict[str, Any]:
-    _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
+    _fields(line, END_FIELDS, END_FIELDS, where)
     if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
         raise ReplayError(f"{where}: the final hash is not a state hash")
     return line
@@ -287,14 +288,32 @@ def _parse(raw: bytes, where: str, first: bool) -> dict[str, Any] | None:
     if not text.strip():
         return None
     try:
-        line = json.loads(text)
+        line = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except RecursionError as e:
         raise ReplayError(f"{where}: not a log line (nested too deeply)") from e
+    except _RepeatedKey as e:
+        raise ReplayError(f"{where}: {e}") from e
     except ValueError as e:
         reason = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
         raise ReplayError(f"{where}: not JSON ({reason})"[:200]) from e
     if not isinstance(line, dict):
         raise ReplayError(f"{where}: a log line is a JSON object, not {type(line).__name__}")
+    return line
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object that names one field twice: readers disagree on which counts."""
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it names a field twice (the chain covers the
+    parsed object, so a reader keeping the first of two values would see
+    another game than the one certified)."""
+    line = dict(pairs)
+    if len(line) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _RepeatedKey(f"the field {_short(twice)} appears twice")
     return line
 
 
@@ -334,10 +353,22 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
         raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
     _params(line["params"], where)
-    bots = line.get("bots", [])
+    _bots(line.get("bots", []), where)
+    return line
+
+
+def _bots(bots: Any, where: str) -> None:
+    """Who the header says decided: informational (a person's choice or a
+    bot's search cannot be re-derived), but each a known bot or `human`."""
     if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
         raise ReplayError(f"{where}: bots is a list of bot names")
-    return line
+    for spec in bots:
+        if spec == "human":
+            continue
+        try:
+            check_spec(spec)
+        except BotSpecError as e:
+            raise ReplayError(f"{where}: bots: {e}") from e
 
 
 def _rules_named(line: dict[str, Any], where: str) -> None:
@@ -399,6 +430,11 @@ def certify(game: Game, log: Log) -> Certified:
         raise ReplayError(
             f"{log.path}:1: the log was written with other rules or charts "
             f"(hash {log.header['rules_hash'][:12]}, these are {game.rules_hash[:12]})"
+        )
+    bots = log.header.get("bots", [])
+    if bots and len(bots) != game.num_players():
+        raise ReplayError(
+            f"{log.path}:1: bots names {len(bots)} players; the game has {game.num_players()} sides"
         )
     seed = log.header["seed"]
     s = game.new_initial_state()
@@ -472,9 +508,9 @@ def _check_action(s: State, m: dict[str, Any], where: str) -> None:
 
 
 def _check_result(end: dict[str, Any], got: dict[str, Any], where: str) -> None:
-    """The returns, winner and level the end line states (if it does) are the game's."""
+    """The returns, winner and level the end line states are the game's."""
     for key in ("returns", "winner", "level"):
-        if key in end and end[key] != got[key]:
+        if end[key] != got[key]:
             raise ReplayError(
                 f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
             )

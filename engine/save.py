@@ -18,6 +18,7 @@ from typing import Any
 
 from engine import instructions as ins
 from engine import primitives
+from engine.errors import BadInput
 from engine.interpreter import CHANCE, advance, current_node
 from engine.invariants import fits, missing_bindings, var_types, violations
 from engine.rules import Rules
@@ -26,7 +27,7 @@ from engine.state import STATUS_NAMES, Combat, Frame, State
 FORMAT = "muster.state/1"
 
 
-class SaveError(ValueError):
+class SaveError(BadInput):
     """A saved position that is malformed or does not fit the game it is loaded into.
 
     `path` is the JSON path of the bad field (`$.units.<unit>.hex`), so a
@@ -42,6 +43,10 @@ class SaveError(ValueError):
 # Integers in a save are counts, turns, indices and die rolls: anything wider
 # is damage, and refusing it keeps a tampered save from making huge numbers.
 INT_LIMIT = 10**9
+# The deepest a save's JSON may nest: a table cell inside a per-hex variable
+# is six levels down; anything far deeper is damage, refused before any
+# recursive step (a check, a conversion) can overflow the stack on it.
+MAX_DEPTH = 32
 FRACTION = re.compile(r"-?\d{1,18}(/\d{1,18})?")
 
 
@@ -63,6 +68,21 @@ def _object(
         if key not in value:
             raise SaveError(f"{path}.{key}", "missing")
     return value
+
+
+def check_depth(value: Any, path: str = "$", limit: int = MAX_DEPTH) -> None:
+    """Raise `SaveError` at the first place `value` nests more than `limit`
+    lists and objects deep. Iterative, so any depth the JSON parser accepted
+    is refused here rather than overflowing a recursive walk later."""
+    todo = [(value, path, 0)]
+    while todo:
+        item, where, depth = todo.pop()
+        if depth > limit:
+            raise SaveError(where, f"nested more than {limit} deep")
+        if isinstance(item, dict):
+            todo += ((v, f"{where}.{k}", depth + 1) for k, v in item.items())
+        elif isinstance(item, list):
+            todo += ((v, f"{where}[{i}]", depth + 1) for i, v in enumerate(item))
 
 
 def _list(value: Any, path: str) -> list[Any]:
@@ -301,7 +321,10 @@ def _frame_types(s: State, frame: Frame) -> dict[str, str]:
     return s.game.rules.procedures[frame.proc].types
 
 
-def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
+def _encode_frame(s: State, frame: Frame, above: Frame | None) -> dict[str, Any]:
+    """A frame as saved. One that resumes at its step's start under a frame it
+    did not start (a hand-written frame, loaded by its step) is saved by its
+    step alone, as it was written, so that the save loads again."""
     types = _frame_types(s, frame)
     bindings = {k: _encode(s, types.get(k, ""), v) for k, v in sorted(frame.b.items())}
     if frame.prim:
@@ -310,6 +333,8 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
     step = max(
         (name for name, pc in proc.steps.items() if pc <= frame.pc), key=proc.steps.get, default=""
     )
+    if step and proc.steps[step] == frame.pc and above and not _started(s, frame, above):
+        return {"procedure": frame.proc, "step": step, "bindings": bindings}
     return {"procedure": frame.proc, "step": step, "pc": frame.pc, "bindings": bindings}
 
 
@@ -371,7 +396,10 @@ def to_json(s: State) -> dict[str, Any]:
         "combats": combats,
         "bags": {name: list(tokens) for name, tokens in sorted(s.bags.items())},
         "drawn": {name: list(tokens) for name, tokens in sorted(s.drawn.items())},
-        "stack": [_encode_frame(s, f) for f in s.stack],
+        "stack": [
+            _encode_frame(s, f, s.stack[i + 1] if i + 1 < len(s.stack) else None)
+            for i, f in enumerate(s.stack)
+        ],
         "fired": sorted(s.fired),
         "terminal": s.terminal,
         "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
@@ -431,6 +459,7 @@ def from_json(game: Any, data: Any) -> State:
     inconsistent save; a state it returns passes `engine.invariants.check`
     and plays on.
     """
+    check_depth(data)
     _check_header(game, data)
     _check_rules(game, data)
     s = State(game)
@@ -557,20 +586,19 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
 def _check_calls(s: State, at_pc: list[int]) -> None:
     """A frame saved at its `pc` (as `dumps` writes it) holds the bindings
     play leaves there (`engine.invariants.missing_bindings`), and has started
-    the procedure frame above it: the instruction before `pc` calls it, or
-    applies the result it is the procedure of, unless a trigger started it.
-    (A hand-written frame may name only its step, and the frames between it
-    and the one above may be left out: it resumes at the step's start.)"""
-    rules = s.game.rules
-    triggered = {t.procedure for t in rules.triggers}
+    the procedure frame above it (`_started`). (A hand-written frame may name
+    only its step, and the frames between it and the one above may be left
+    out: it resumes at the step's start.)"""
     for depth in at_pc:
         if not s.stack[depth].prim:
             _check_bindings_at_pc(s, depth)
-        if depth + 1 >= len(s.stack):
-            continue
-        below, above = s.stack[depth], s.stack[depth + 1]
-        if not (below.prim or above.prim or above.proc in triggered):
-            _check_started(s, depth, below, above)
+        if depth + 1 < len(s.stack) and not _started(s, s.stack[depth], s.stack[depth + 1]):
+            below, above = s.stack[depth], s.stack[depth + 1]
+            raise SaveError(
+                f"$.stack[{depth}].pc",
+                f"instruction {below.pc} of {below.proc} does not follow a call of "
+                f"{above.proc}, the procedure above it",
+            )
 
 
 def _check_bindings_at_pc(s: State, depth: int) -> None:
@@ -582,22 +610,20 @@ def _check_bindings_at_pc(s: State, depth: int) -> None:
         )
 
 
-def _check_started(s: State, depth: int, below: Frame, above: Frame) -> None:
-    """The instruction before `below`'s pc calls `above`'s procedure, or applies
-    the result it is the procedure of."""
+def _started(s: State, below: Frame, above: Frame) -> bool:
+    """Whether the instruction before `below`'s pc calls `above`'s procedure,
+    or applies the result it is the procedure of; a primitive's frame, or a
+    procedure a trigger starts, needs no such call."""
     rules = s.game.rules
+    if below.prim or above.prim or above.proc in {t.procedure for t in rules.triggers}:
+        return True
     code = rules.procedures[below.proc].code
     before = code[below.pc - 1] if below.pc > 0 else None
     called = isinstance(before, ins.Call) and before.procedure == above.proc
     applied = isinstance(before, ins.ApplyResult) and above.proc in {
         r.procedure for r in rules.results
     }
-    if not (called or applied):
-        raise SaveError(
-            f"$.stack[{depth}].pc",
-            f"instruction {below.pc} of {below.proc} does not follow a call of "
-            f"{above.proc}, the procedure above it",
-        )
+    return called or applied
 
 
 def _check_primitive_frames(s: State) -> None:

@@ -19,7 +19,8 @@ from compiler.load import PROJECT_ROOT, RulesetNotFound
 from compiler.output_folder import BuildRefused
 from compiler.outputs import OUTPUTS
 from dsl.diagnostics import CompileError
-from engine.play import ReplayError
+from engine.errors import BadInput
+from engine.play import SEED_LIMIT, ReplayError
 from muster.workbench import add_commands
 
 
@@ -42,6 +43,20 @@ def _port(text: str) -> int:
         value = -1
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port 0..65535, not {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """An argparse type: a seed a log can carry (`muster replay` refuses any
+    other), a whole number between -2**63 and 2**63, both excluded."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = SEED_LIMIT
+    if not -SEED_LIMIT < value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number between -2**63 and 2**63, not {text[:40]!r}"
+        )
     return value
 
 
@@ -146,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
         default="random,random",
         help="one bot per side: random, eager, heuristic, mcts[:ITERATIONS|:SECONDSs]",
     )
-    pl.add_argument("--seed", type=int, default=1)
+    pl.add_argument("--seed", type=_seed, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")
     pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
     pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
@@ -162,7 +177,7 @@ def parser() -> argparse.ArgumentParser:
     tb.add_argument(
         "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
     )
-    tb.add_argument("--seed", type=int, default=1, help="the dice (as muster play --seed)")
+    tb.add_argument("--seed", type=_seed, default=1, help="the dice (as muster play --seed)")
     tb.add_argument("--port", type=_port, default=8765)
     tb.add_argument(
         "--host",
@@ -254,24 +269,52 @@ def main(argv: list[str] | None = None) -> int:
     except BuildRefused as e:
         print(f"muster: build refused, nothing changed: {e}", file=sys.stderr)
         return 1
+    except BadInput as e:
+        print(f"muster: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("muster: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `muster dump … | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (OSError, ValueError) as e:
-        print(f"muster: {e}", file=sys.stderr)
+    except OSError as e:
+        if not _named_by_user(e, args):
+            return _internal_error(e)
+        print(f"muster: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
-    except Exception as e:  # a bug in Muster, not in the rule files
-        if os.environ.get("MUSTER_DEBUG"):
-            raise
-        print(
-            f"muster: internal error ({type(e).__name__}: {e}); "
-            "please report it, with MUSTER_DEBUG=1 for the traceback",
-            file=sys.stderr,
-        )
-        return 3
+    except Exception as e:  # a bug in Muster, not in its input
+        return _internal_error(e)
+
+
+def _named_by_user(e: OSError, args: argparse.Namespace) -> bool:
+    """Whether the file an `OSError` is about is one the user named on the
+    command line, lies under one (a build's `--out`), or is the hidden file
+    beside one that a command writes first and renames into place
+    (`.NAME.build-…`, `.NAME.….png`): only then is it bad input; a file of
+    Muster's own that cannot be read or written is a fault."""
+    if not isinstance(e.filename, str | bytes | os.PathLike) or not e.filename:
+        return False
+    failed = Path(os.fsdecode(e.filename)).absolute()
+    given = [v for v in vars(args).values() if isinstance(v, str | os.PathLike) and str(v)]
+    named = [Path(v).absolute() for v in given]
+    return any(failed.is_relative_to(p) or _staged_beside(failed, p) for p in named)
+
+
+def _staged_beside(failed: Path, named: Path) -> bool:
+    return failed.parent == named.parent and failed.name.startswith(f".{named.name}.")
+
+
+def _internal_error(e: BaseException) -> int:
+    """Status 3: a bug in Muster, reported as one (the traceback with MUSTER_DEBUG=1)."""
+    if os.environ.get("MUSTER_DEBUG"):
+        raise e
+    print(
+        f"muster: internal error ({type(e).__name__}: {e}); "
+        "please report it, with MUSTER_DEBUG=1 for the traceback",
+        file=sys.stderr,
+    )
+    return 3
 
 
 if __name__ == "__main__":

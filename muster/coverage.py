@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from muster.user_files import user_text
+from engine.errors import BadInput
+from muster.user_files import user_json, user_text
 
 NUMBERED = re.compile(r"^(\d+(?:\.\d+)+|\d+\.)\s+\S")
 ROMAN = re.compile(r"^((?:X{0,3})(?:IX|IV|V?I{0,3}))\.\s+\S")
@@ -197,15 +198,13 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, str], ...], int]]:
     """Each firing declaration of the rules as (its cites, times it fired in the soak)."""
-    import json
-
     from muster.soak import declarations
 
-    data = json.loads(user_text(path, "soak's firing counts"))
+    data = user_json(path, "soak's firing counts")
     if not isinstance(data, dict) or not isinstance(counts := data.get("counts"), dict):
-        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+        raise BadInput(f"{path}: not the firing counts of a soak of {rules.name}")
     if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
-        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+        raise BadInput(f"{path}: not the firing counts of a soak of {rules.name}")
     return [
         (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
         for d in declarations(rules)

@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from engine.errors import BadInput
 from engine.simulate import task_at
 
 ENGINE_ROOT = Path(engine.__file__).resolve().parent
 
 
-class JournalError(ValueError):
+class JournalError(BadInput):
     """A journal that cannot be used for this run (the message says why, with its line)."""
 
 
@@ -144,7 +145,7 @@ def read_journal(path: Path, run: dict[str, Any], shape: RunShape) -> dict[int, 
             continue
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, a number of thousands of digits
             if n == last:
                 break  # cut off while it was being written: that game is played again
             raise JournalError(f"{path}:{n + 1}: not a game record") from None
@@ -160,7 +161,7 @@ def _check_header(path: Path, line: str, run: dict[str, Any]) -> None:
     """The first line names this run; a journal of another run is never mixed in."""
     try:
         header = json.loads(line)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or not isinstance(header.get("journal"), dict):
         raise JournalError(f"{path}:1: not a journal of `muster simulate`")

@@ -2,7 +2,7 @@
 
 They answer from the same map model the engine is built from: `los` traces
 with shapely on demand, `path` searches the run-time tables, `map` renders.
-Bad hex labels and unit names raise ValueError with a message for the user.
+Bad hex labels and unit names raise BadInput with a message for the user.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from compiler.map.model import MapModel
 from dsl.diagnostics import did_you_mean
 from engine import pathing
 from engine.board import MOVE_CLASS
+from engine.errors import BadInput
 from engine.los import explain
 
 
@@ -32,7 +33,7 @@ def hex_label(model: MapModel, text: str) -> str:
     if not LABEL.match(text) or not grid.contains(*Grid.parse(text)):
         first = grid.label(grid.first_col, grid.first_row)
         last = grid.label(grid.last_col, grid.last_row)
-        raise ValueError(f"{text!r} is not a hex of the map ({first}..{last})")
+        raise BadInput(f"{text!r} is not a hex of the map ({first}..{last})")
     return text
 
 
@@ -81,7 +82,7 @@ def _unit(rules: ir.Ruleset, name: str) -> ir.Unit:
         if u.name == name:
             return u
     hint = did_you_mean(name, {u.name for u in rules.units})
-    raise ValueError(f"no unit {name!r}" + (f"; did you mean {hint!r}?" if hint else ""))
+    raise BadInput(f"no unit {name!r}" + (f"; did you mean {hint!r}?" if hint else ""))
 
 
 def _move_class(rules: ir.Ruleset, unit: ir.Unit) -> str:
@@ -146,7 +147,10 @@ def _map_model(ruleset: str):
     from compiler.check import compile_ruleset
     from compiler.map.model import MapModel
 
-    return MapModel(compile_ruleset(ruleset)[0])
+    rules = compile_ruleset(ruleset)[0]
+    if rules.map is None:
+        raise BadInput(f"{ruleset}: the ruleset {rules.name!r} has no map")
+    return MapModel(rules)
 
 
 def cmd_map(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from engine.errors import BadInput
 from muster.rule_switches import rule_switches
 
 
@@ -40,7 +41,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         try:
             write_log(record, args.log)
         except OSError as e:
-            raise ValueError(f"{args.log}: cannot write the log ({e.strerror or e})") from e
+            raise BadInput(f"{args.log}: cannot write the log ({e.strerror or e})") from e
     final = record.final
     print(
         f"\nGame over after {final['moves']} actions: "

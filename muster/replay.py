@@ -8,6 +8,7 @@ import argparse
 def cmd_replay(args: argparse.Namespace) -> int:
     from compiler.build import load_game
     from compiler.load import SHIPPED
+    from engine.game import ParamsError
     from engine.play import ReplayError, certify, read_log
 
     log = read_log(args.log, partial=args.partial)
@@ -20,7 +21,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         )
     try:
         game = load_game(args.ruleset or name, log.header["params"])
-    except ValueError as e:  # an unknown scenario or rule switch in the header
+    except ParamsError as e:  # an unknown scenario or rule switch in the header
         raise ReplayError(f"{args.log}:1: {e}") from e
     if game.rules.name != name:
         raise ReplayError(f"{args.log}:1: a log of {name!r}, not of {game.rules.name!r}")

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from engine.errors import BadInput
+
 TEMPLATES = Path(__file__).with_name("new_battle")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(BadInput):
     """A battle that cannot be scaffolded as asked (reported without a traceback)."""
 
 

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from compiler.build import load_game
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
+from engine.errors import BadInput
 from engine.game import Game
 from engine.simulate import GameFactory, GameTask, play_task, run_local, task_at, tracked_values
 from muster.balance_plots import write_plots
@@ -129,7 +130,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         params["rules"] = rule_switches(args.rule)
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         # Refused before the games are played, not after.
-        raise ValueError(f"{args.out}: the report's folder is an existing file")
+        raise BadInput(f"{args.out}: the report's folder is an existing file")
     resumed = bool(args.journal and args.journal.exists())
     started = time.monotonic()
     try:

@@ -6,64 +6,84 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from dsl.diagnostics import CompileError
+from engine.errors import BadInput
 from table.games import TableError
 from table.server import build_replay, load_state, make_app, open_table
 
 
-class BadLogLine(ValueError):
-    """A line of a log named with --replay that is not JSON (file:line in the message)."""
+class BadLogLine(BadInput):
+    """A save or log named with --load or --replay that is not JSON (its file,
+    and its line where there is one, in the message)."""
+
+
+def _text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise BadLogLine(f"{path}: not UTF-8 text (byte {e.start + 1})") from e
+
+
+def _json(text: str, path: str, line: int | None = None) -> object:
+    """One JSON document (the whole file, or its `line`); any failure (not
+    JSON, nested too deeply, a number of thousands of digits) names its place."""
+    where = path if line is None else f"{path}:{line}"
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        place = f"{path}:{line or e.lineno}:{e.colno}"
+        raise BadLogLine(f"{place}: not JSON: {e.msg}") from e
+    except RecursionError as e:
+        raise BadLogLine(f"{where}: not JSON (nested too deeply)") from e
+    except ValueError as e:
+        raise BadLogLine(f"{where}: not JSON ({e})"[:200]) from e
 
 
 def _log_lines(path: str) -> list[object]:
     """The JSON lines of a log, each read on its own so an error names its line."""
-    lines = []
-    try:
-        whole = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise BadLogLine(f"{path}: not UTF-8 text (byte {e.start + 1})") from e
-    for n, text in enumerate(whole.splitlines(), 1):
-        if text.strip():
-            try:
-                lines.append(json.loads(text))
-            except json.JSONDecodeError as e:
-                raise BadLogLine(f"{path}:{n}:{e.colno}: not JSON: {e.msg}") from e
-    return lines
+    lines = _text(path).splitlines()
+    return [_json(text, path, n) for n, text in enumerate(lines, 1) if text.strip()]
+
+
+def _opening(table: Any, args: argparse.Namespace) -> str:
+    """The page's query that opens the save or log the user named (or none);
+    a file that is no save or log of this battle is bad input, named."""
+    start = ""
+    if args.load:
+        saved = _json(_text(args.load), args.load)
+        try:
+            tg = load_state(table, saved, args.side)
+        except TableError as e:
+            raise BadLogLine(f"{args.load}: {e}") from e
+        tg.run_on()
+        start = f"?game={tg.id}&side={args.side or table.defaults['side']}"
+    if args.replay:
+        try:
+            table.replays["start"] = build_replay(table, _log_lines(args.replay))
+        except TableError as e:
+            raise BadLogLine(f"{args.replay}: {e}") from e
+        start = "?replay=start"
+    return start
 
 
 def run_table(args: argparse.Namespace) -> int:
     try:
         table = open_table(args.ruleset, args.scenario, args.side, args.bot, args.seed)
-        start = ""
-        if args.load:
-            saved = json.loads(Path(args.load).read_text(encoding="utf-8"))
-            try:
-                tg = load_state(table, saved, args.side)
-            except TableError as e:  # the file the user named is no save: bad input
-                print(f"muster: {args.load}: {e}", file=sys.stderr)
-                return 1
-            tg.run_on()
-            start = f"?game={tg.id}&side={args.side or table.defaults['side']}"
-        if args.replay:
-            table.replays["start"] = build_replay(table, _log_lines(args.replay))
-            start = "?replay=start"
+        start = _opening(table, args)
     except CompileError as e:
         print(e, file=sys.stderr)
         return 1
-    except TableError as e:
+    except TableError as e:  # a side, bot or scenario the table does not have
         print(f"muster: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # a save or log the user named that cannot be read: bad input
-        print(f"muster: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except json.JSONDecodeError as e:
-        print(f"muster: {args.load}:{e.lineno}:{e.colno}: not JSON: {e.msg}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError as e:
-        print(f"muster: {args.load}: not UTF-8 text (byte {e.start + 1})", file=sys.stderr)
+        if e.filename not in (args.load, args.replay) or not e.filename:
+            raise  # a file of Muster's own: `muster.cli` reports a fault
+        print(f"muster: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
     except BadLogLine as e:
         print(f"muster: {e}", file=sys.stderr)

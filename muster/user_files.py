@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+from typing import Any
+
+from engine.errors import BadInput
 
 # A rulebook or a soak's counts is text of a few megabytes at most: anything
 # larger, or no regular file at all (/dev/zero, a pipe), is refused unread.
@@ -11,17 +15,31 @@ MAX_TEXT_BYTES = 64 * 1024 * 1024
 
 
 def user_text(path: str, what: str) -> str:
-    """The UTF-8 text of a file the user named; `ValueError` (status 1) naming it."""
+    """The UTF-8 text of a file the user named; `BadInput` (status 1) naming it."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError(f"{path}: the {what} is not a regular file")
+            raise BadInput(f"{path}: the {what} is not a regular file")
         with open(path, "rb") as f:
             data = f.read(MAX_TEXT_BYTES + 1)
     except OSError as e:
-        raise ValueError(f"{path}: cannot read the {what} ({e.strerror or e})") from e
+        raise BadInput(f"{path}: cannot read the {what} ({e.strerror or e})") from e
     if len(data) > MAX_TEXT_BYTES:
-        raise ValueError(f"{path}: the {what} is larger than {MAX_TEXT_BYTES >> 20} MiB")
+        raise BadInput(f"{path}: the {what} is larger than {MAX_TEXT_BYTES >> 20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: the {what} is not UTF-8 text (byte {e.start + 1})") from e
+        raise BadInput(f"{path}: the {what} is not UTF-8 text (byte {e.start + 1})") from e
+
+
+def user_json(path: str, what: str) -> Any:
+    """The JSON document of a file the user named; `BadInput` naming it (and
+    the line, where the JSON breaks) for any text that is not JSON."""
+    text = user_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}:{e.lineno}:{e.colno}: the {what} is not JSON: {e.msg}") from e
+    except RecursionError as e:
+        raise BadInput(f"{path}: the {what} is not JSON (nested too deeply)") from e
+    except ValueError as e:  # a number of thousands of digits
+        raise BadInput(f"{path}: the {what} is not JSON ({e})"[:200]) from e

@@ -49,6 +49,17 @@ class Snapshot:
     chance: int  # chance outcomes applied before it
 
 
+def move_record(s: State, action: int) -> dict[str, Any]:
+    """The log line of `action` played at `s` (before it is applied)."""
+    player = "chance" if s.is_chance_node() else s.game.rules.sides[s.current_player()].name
+    record: dict[str, Any] = {"type": "move", "move": s.move_number, "player": player}
+    if player == "chance":
+        record["source"] = SEEDED  # every outcome here is the seed's, as in `muster play`
+    record["action"] = action
+    record["text"] = s.action_to_string(action)
+    return record
+
+
 @dataclass
 class TableGame:
     id: str
@@ -123,16 +134,11 @@ class TableGame:
     # ------------------------------------------------------------ playing
 
     def _apply(self, s: State, action: int) -> None:
-        player = "chance" if s.is_chance_node() else self.game.rules.sides[s.current_player()].name
-        record: dict[str, Any] = {"type": "move", "move": s.move_number, "player": player}
-        if player == "chance":
-            record["source"] = SEEDED  # every outcome here is the seed's, as in `muster play`
-        record["action"] = action
-        record["text"] = s.action_to_string(action)
+        record = move_record(s, action)
         s.apply_action(action)
         self.log.append(record)
         self.account.extend(s.take_messages())
-        if player == "chance":
+        if record["player"] == "chance":
             self.chance_count += 1
 
     def _apply_checked(self, s: State, action: int) -> None:

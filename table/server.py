@@ -53,11 +53,12 @@ from compiler.load import resolve_ruleset
 from dsl.source import SourceFiles
 from engine import explain
 from engine.bots import BOTS
+from engine.errors import BadInput
 from engine.game import Game
-from engine.play import LOG_FORMAT
-from engine.save import SaveError, from_json, to_json
+from engine.play import LOG_FORMAT, SEED_LIMIT
+from engine.save import check_depth, from_json, to_json
 from table.board import Board, draw_board
-from table.games import TableError, TableGame
+from table.games import TableError, TableGame, move_record
 from table.views import Markers, Redactor, reason_json, view
 
 STATIC = Path(__file__).with_name("static")
@@ -94,7 +95,7 @@ class Table:
         params = {"scenario": scenario} if scenario else {}
         try:
             game = self.package.load_game(params)
-        except ValueError as e:
+        except BadInput as e:
             raise TableError(str(e), 400) from e
         return self.seat(game, game.new_initial_state(), side, bot, seed)
 
@@ -102,6 +103,8 @@ class Table:
         sides = [s.name for s in game.rules.sides]
         if bot not in BOTS:
             raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 400)
+        if not -SEED_LIMIT < seed < SEED_LIMIT:  # its log's header could not be replayed
+            raise TableError("'seed' must lie between -2**63 and 2**63", 400)
         if side == "both":
             humans = frozenset(range(len(sides)))
         elif side in sides:
@@ -142,8 +145,10 @@ def error(message: str, status: int = 400, reason: dict | None = None) -> JSONRe
 async def body_of(request: Request) -> dict[str, Any]:
     try:
         data = json.loads(await request.body() or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise TableError(f"the request body is not JSON: {e}", 400) from e
+    except RecursionError as e:
+        raise TableError("the request body is not JSON: nested too deeply", 400) from e
+    except ValueError as e:  # not JSON, not UTF-8, a number of thousands of digits
+        raise TableError(f"the request body is not JSON: {e}"[:200], 400) from e
     if not isinstance(data, dict):
         raise TableError("the request body must be a JSON object", 400)
     return data
@@ -378,7 +383,9 @@ def load_state(
     else the table's scenario."""
     if not isinstance(saved, dict):
         raise TableError(f"not a save: a save is a JSON object, not {type(saved).__name__}", 400)
-    extra = _object_or_empty(saved.get("table"))
+    with _not_a_save():
+        check_depth(saved)
+    extra = _table_record(saved.get("table"))
     params = _object_or_empty(extra.get("params"))
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
     with _not_a_save():
@@ -399,14 +406,56 @@ def load_state(
 
 def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:
     """The log the table's record kept, from the position it started at; with
-    no log, the log starts at the loaded position (unless that is the start)."""
-    if isinstance(extra.get("log"), list):
-        tg.log = list(extra["log"])
-        if isinstance(extra.get("log_from"), dict):
-            with _not_a_save():
-                tg.origin = from_json(tg.game, extra["log_from"])
-    elif tg.state.move_number:
-        tg.origin = tg.state.clone()
+    no log, the log starts at the loaded position (unless that is the start).
+    A kept log must play from that position to the saved one, line for line
+    as the table writes it: the log is downloaded and replayed later."""
+    log, log_from = extra.get("log"), extra.get("log_from")
+    if log is None:
+        if tg.state.move_number:
+            tg.origin = tg.state.clone()
+        return
+    if not isinstance(log, list):
+        raise TableError("not a save of this battle: $.table.log: expected a list of moves", 400)
+    if log_from is not None:
+        with _not_a_save():
+            tg.origin = from_json(tg.game, log_from)
+    _check_log(tg, log)
+    tg.log = list(log)
+
+
+def _check_log(tg: TableGame, log: list[Any]) -> None:
+    """Refuse a kept log that does not lead from its start to the saved position."""
+    s = tg.origin.clone() if tg.origin is not None else tg.game.new_initial_state()
+    for i, line in enumerate(log):
+        action = line.get("action") if isinstance(line, dict) else None
+        if type(action) is not int or s.is_terminal() or action not in s.legal_actions():
+            raise _bad_log(i, "not a legal move here")
+        if line != move_record(s, action):
+            raise _bad_log(i, "not the move line the table writes for its action")
+        s.apply_action(action)
+    if s.state_hash() != tg.state.state_hash():
+        raise _bad_log(len(log), "the log does not lead to the saved position")
+
+
+def _bad_log(i: int, reason: str) -> TableError:
+    return TableError(f"not a save of this battle: $.table.log[{i}]: {reason}", 400)
+
+
+# What the table's own record in a save holds (`save` writes it).
+TABLE_RECORD = frozenset({"seed", "humans", "bot", "params", "log", "log_from"})
+
+
+def _table_record(value: Any) -> dict[str, Any]:
+    """The table's record of a save: absent (an engine save), or an object of
+    the fields the table writes."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TableError("not a save of this table: $.table: expected an object", 400)
+    unknown = sorted(set(value) - TABLE_RECORD)
+    if unknown:
+        raise TableError(f"not a save of this table: $.table.{unknown[0]}: unknown field", 400)
+    return value
 
 
 def _object_or_empty(value: Any) -> dict[str, Any]:
@@ -416,10 +465,11 @@ def _object_or_empty(value: Any) -> dict[str, Any]:
 
 @contextmanager
 def _not_a_save() -> Iterator[None]:
-    """A save (or the scenario it names) the engine refuses, as a `TableError`."""
+    """A save (or the scenario it names) the engine refuses, as a `TableError`;
+    any other error is a fault of the table's, not of the save."""
     try:
         yield
-    except (SaveError, ValueError, KeyError, TypeError) as e:
+    except BadInput as e:
         raise TableError(f"not a save of this battle: {e}", 400) from e
 
 
@@ -432,6 +482,7 @@ def _saved_seats(t: Table, extra: dict[str, Any], names: list[str]) -> tuple[str
         isinstance(humans, list)
         and all(type(h) is int and 0 <= h < len(names) for h in humans)
         and type(saved_seed) is int
+        and -SEED_LIMIT < saved_seed < SEED_LIMIT
     ):
         raise TableError("not a save of this table: its humans or seed are malformed", 400)
     if len(humans) == len(names):
@@ -486,8 +537,10 @@ def _uploaded_log(text: str) -> list[Any]:
     """A play log's lines, from its text (JSON Lines)."""
     try:
         return [json.loads(x) for x in text.splitlines() if x.strip()]
-    except json.JSONDecodeError as e:
-        raise TableError(f"the log is not JSON Lines: {e}", 400) from e
+    except RecursionError as e:
+        raise TableError("the log is not JSON Lines: nested too deeply", 400) from e
+    except ValueError as e:  # not JSON, a number of thousands of digits
+        raise TableError(f"the log is not JSON Lines: {e}"[:200], 400) from e
 
 
 def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
@@ -522,7 +575,7 @@ def _logged_game(t: Table, lines: list[Any]) -> Game:
     params = header.get("params") or {}
     try:
         return t.package.load_game(dict(params))
-    except ValueError as e:
+    except BadInput as e:
         raise TableError(str(e), 400) from e
 
 
@@ -532,7 +585,7 @@ def _logged_start(game: Game, header: dict[str, Any]) -> Any:
         return None
     try:
         return from_json(game, header["start"])
-    except (SaveError, ValueError, KeyError, TypeError) as e:
+    except BadInput as e:
         raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
 
 

@@ -41,7 +41,7 @@ from engine.invariants import violations
 from engine.play import ReplayError, certify, chained, parse_log, play_game
 from engine.save import SaveError, dumps, loads
 from engine.state import IllegalActionError, State
-from tools.mutations import mutate_json, mutate_log, mutate_text
+from tools.mutations import LOG_SEEDS, SAVE_SEEDS, mutate_json, mutate_log, mutate_text
 
 BATTLES = ("training", "newtown", "monmouth")
 PLAY_ON = 30
@@ -103,8 +103,37 @@ def check_save_text(game: Game, text: str | bytes, rng: random.Random) -> str:
     found = violations(s)
     if found:
         raise FuzzFailure(f"a save loaded into an impossible position: {found[0]}")
+    resaves(s)
     plays_on(s, rng)
+    resaves(s)
     return "played"
+
+
+def resaves(s: State) -> None:
+    """What a loaded position saves loads again, into the same position."""
+    try:
+        again = loads(s.game, dumps(s))
+    except SaveError as e:
+        raise FuzzFailure(f"a loaded position saved a save that is refused: {e}") from e
+    if again != s:
+        raise FuzzFailure("a loaded position saved a save that loads into another")
+
+
+def check_seeds(game: Game, saves: list[dict[str, Any]], log: list[dict[str, Any]]) -> str:
+    """Try every regression seed (`tools/mutations.py`) on each save and on a
+    log of `game`: "held", or a `FuzzFailure` naming the seed and the
+    outcome it must have."""
+    rng = random.Random(0)
+    tried = [
+        (edit, want, check_save_text(game, edit(save), rng))
+        for save in saves
+        for edit, want in SAVE_SEEDS
+    ]
+    tried += [(edit, want, check_log_text(game, edit(log), rng)) for edit, want in LOG_SEEDS]
+    for edit, want, got in tried:
+        if got != want:
+            raise FuzzFailure(f"regression seed {edit.__name__}: {got}, not {want}")
+    return "held"
 
 
 def dumps_json(data: Any) -> str:
@@ -141,6 +170,7 @@ class Tally:
     save_edits: Counter = field(default_factory=Counter)
     hand_edits: Counter = field(default_factory=Counter)
     log_edits: Counter = field(default_factory=Counter)
+    seeds: Counter = field(default_factory=Counter)
     failures: Counter = field(default_factory=Counter)
     first_seen: dict[str, str] = field(default_factory=dict)
     by_battle: Counter = field(default_factory=Counter)
@@ -233,6 +263,8 @@ def edits_only(games: list[Game], n: int, seed: int, tally: Tally) -> None:
             saves.append(json.loads(dumps(s)))
             random_step(s, play, seed)
         material.append((game, saves, lines))
+    for game, saves, lines in material:
+        edit(tally, partial(check_seeds, game, saves, lines), tally.seeds, game.rules.name)
     for i in range(n):
         game, saves, lines = material[i % len(material)]
         saved = rng.choice(saves)
@@ -268,6 +300,8 @@ def report(tally: Tally, seconds: float) -> str:
         f"  log edits            {sum(tally.log_edits.values())} "
         f"({tally.log_edits['refused']} refused, {tally.log_edits['played']} certified and played, "
         f"{tally.log_edits['failed']} failed)",
+        f"  regression seeds     held for {tally.seeds['held']} games "
+        f"({tally.seeds['failed']} failed)",
         f"  violations and exceptions {sum(tally.failures.values())}",
     ]
     out += [
@@ -300,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
         edits_only(games, args.edits, args.seed, tally)
         print(report(tally, time.monotonic() - start))
         return 1 if tally.failures else 0
+    for game in games:  # the regression seeds first, on the start of a game and its log
+        lines = logged_game(game, args.seed)
+        saves = [json.loads(dumps(game.new_initial_state()))]
+        edit(tally, partial(check_seeds, game, saves, lines), tally.seeds, game.rules.name)
     deadline = start + args.minutes * 60
     seed = args.seed
     while time.monotonic() < deadline:

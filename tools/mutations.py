@@ -143,3 +143,112 @@ def mutate_log(rng: random.Random, lines: list[dict[str, Any]]) -> bytes:
     if kind >= 2:
         text = mutate_text(rng, text)
     return text
+
+
+# ------------------------------------------------------------------ regression seeds
+#
+# Fixed edits the fuzzers always try, besides the random ones: each is an input
+# a fuzzer or a reviewer once found mishandled (issue 30), with the outcome it
+# must have now: "refused", or "played" (it loads, plays on, and saves again).
+
+
+def _deep(levels: int) -> Any:
+    inner: Any = 1
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+def _without_check(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "check"}
+
+
+def save_nested_in_a_variable(data: dict[str, Any]) -> str:
+    """900 lists deep in `vars.turn` (was a RecursionError, not a SaveError)."""
+    return json.dumps({**data, "vars": {**data["vars"], "turn": _deep(900)}})
+
+
+def save_nested_in_a_binding(data: dict[str, Any]) -> str:
+    """900 lists deep in a frame's binding."""
+    stack = [dict(f) for f in data["stack"]] or [{"procedure": "game", "bindings": {}}]
+    stack[-1]["bindings"] = {**stack[-1]["bindings"], "x": _deep(900)}
+    return json.dumps({**data, "stack": stack})
+
+
+def save_with_a_long_number(data: dict[str, Any]) -> str:
+    """A number of 5,000 digits (past Python's limit for reading an int)."""
+    text = json.dumps({**data, "move_number": "@"})
+    return text.replace('"@"', "9" * 5000)
+
+
+def save_by_its_step(data: dict[str, Any]) -> str:
+    """The outermost frame named by its step alone, as in a hand-written
+    position: it resumes at the step's start, under a frame it did not call.
+    It loads, and its save loads again (dumps once wrote its pc, refused)."""
+    stack = [dict(f) for f in data["stack"]]
+    if stack:  # a finished game's save has no frames
+        stack[0] = {k: v for k, v in stack[0].items() if k != "pc"}
+    return json.dumps({**_without_check(data), "stack": stack})
+
+
+SAVE_SEEDS = (
+    (save_nested_in_a_variable, "refused"),
+    (save_nested_in_a_binding, "refused"),
+    (save_with_a_long_number, "refused"),
+    (save_by_its_step, "played"),
+)
+
+
+def _log_text(lines: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(x) + "\n" for x in lines).encode()
+
+
+def _rechained(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return chained([{k: v for k, v in x.items() if k != "chain"} for x in lines])
+
+
+def log_with_a_field_twice(lines: list[dict[str, Any]]) -> bytes:
+    """A move line naming its action twice, the first another action: the chain
+    covers the parsed line, so a reader keeping the first saw another game."""
+    text = _log_text(lines).decode().splitlines(keepends=True)
+    n = next(i for i, x in enumerate(lines) if x.get("type") == "move")
+    text[n] = text[n].replace('"action": ', '"action": 0, "action": ', 1)
+    return "".join(text).encode()
+
+
+def log_without_its_outcome(lines: list[dict[str, Any]]) -> bytes:
+    """An end line stripped of its returns, winner and level, rechained."""
+    end = {k: v for k, v in lines[-1].items() if k not in ("returns", "winner", "level")}
+    return _log_text(_rechained([*lines[:-1], end]))
+
+
+def log_of_unknown_bots(lines: list[dict[str, Any]]) -> bytes:
+    """A header naming a bot that does not exist, rechained."""
+    return _log_text(_rechained([{**lines[0], "bots": ["random", "greedy"]}, *lines[1:]]))
+
+
+def log_of_too_many_bots(lines: list[dict[str, Any]]) -> bytes:
+    """A header naming more players than the game has sides, rechained."""
+    bots = [*lines[0].get("bots", []), "random"]
+    return _log_text(_rechained([{**lines[0], "bots": bots}, *lines[1:]]))
+
+
+def log_of_a_huge_seed(lines: list[dict[str, Any]]) -> bytes:
+    """A seed of 2**63, which `muster play --seed` now refuses too."""
+    return _log_text(_rechained([{**lines[0], "seed": 2**63}, *lines[1:]]))
+
+
+def log_with_a_top_level_switch(lines: list[dict[str, Any]]) -> bytes:
+    """Params that name a rule switch outside `rules` (the engine ignored it)."""
+    params = {**lines[0]["params"], "withdrawal": False}
+    return _log_text(_rechained([{**lines[0], "params": params}, *lines[1:]]))
+
+
+LOG_SEEDS = (
+    (log_with_a_field_twice, "refused"),
+    (log_without_its_outcome, "refused"),
+    (log_of_unknown_bots, "refused"),
+    (log_of_too_many_bots, "refused"),
+    (log_of_a_huge_seed, "refused"),
+    (log_with_a_top_level_switch, "refused"),
+)

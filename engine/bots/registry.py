@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from engine.bots.heuristic import HeuristicBot
 from engine.bots.mcts import MctsBot
 from engine.bots.random_bot import EagerBot, RandomBot
+from engine.errors import BadInput
 from engine.state import State
 
 
@@ -33,7 +34,7 @@ BOTS: dict[str, Any] = {
 }
 
 
-class BotSpecError(ValueError):
+class BotSpecError(BadInput):
     """A bot spec that names no bot, or gives a budget the bot cannot take."""
 
 

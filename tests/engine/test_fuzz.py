@@ -28,17 +28,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import chance
-from engine.save import dumps
+from engine.play import ReplayError, certify, parse_log
+from engine.save import SaveError, dumps, loads
 from tests.conftest import eager_action
 from tools.fuzz import (
     check_log_edit,
     check_log_text,
     check_save_edit,
     check_save_text,
+    check_seeds,
     edited_save,
     logged_game,
 )
-from tools.mutations import mutate_log
+from tools.mutations import LOG_SEEDS, SAVE_SEEDS, mutate_log
 
 EDITS = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -107,3 +109,26 @@ def test_ten_thousand_edits_of_each_kind(training, positions, logs, kind, batch,
     assert sum(outcomes.values()) == SWEEP_BATCH
     # Both halves of the property are exercised: edits refused, and edits played on.
     assert outcomes["refused"] > 0 and outcomes["played"] > 0, outcomes
+
+
+def test_the_regression_seeds_have_their_outcomes(training, positions, logs):
+    """The fixed edits of issue 30 (`tools/mutations.py`): each is refused, or
+    loads, plays on and saves again, from every position of two games."""
+    assert check_seeds(training, positions[:-1], logs[0]) == "held"
+
+
+@pytest.mark.parametrize("seed, want", SAVE_SEEDS, ids=lambda x: getattr(x, "__name__", x))
+def test_a_save_seed_is_refused_with_its_place(training, positions, seed, want):
+    try:
+        loads(training, seed(positions[5]))
+    except SaveError as e:
+        assert want == "refused" and e.path.startswith("$"), e
+    else:
+        assert want == "played"
+
+
+@pytest.mark.parametrize("seed, want", LOG_SEEDS, ids=lambda x: getattr(x, "__name__", x))
+def test_a_log_seed_is_refused_with_its_line(training, logs, seed, want):
+    assert want == "refused"
+    with pytest.raises(ReplayError, match=r"^edit\.jsonl:\d+: "):
+        certify(training, parse_log("edit.jsonl", seed(logs[0])))

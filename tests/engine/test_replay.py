@@ -105,7 +105,7 @@ def edits(lines: list[dict]):
     yield first_move + 1, "player", {**lines[first_move], "player": "chance"}
     yield first_move + 1, "text", {**lines[first_move], "text": lines[first_move]["text"] + "!"}
     yield 1, "seed", {**lines[0], "seed": lines[0]["seed"] + 1}
-    yield 1, "bots", {**lines[0], "bots": ["random", "greedy"]}
+    yield 1, "bots", {**lines[0], "bots": ["random", "heuristic"]}
 
 
 def test_every_edit_fails_at_the_line_it_touches(training, logged, tmp_path):
@@ -264,3 +264,56 @@ def test_a_byte_order_mark_is_read_past(training, logged, tmp_path):
     path = tmp_path / "bom.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + pathlib.Path(log).read_bytes())
     assert certify(training, read_log(str(path))).finished
+
+
+def test_a_header_names_known_bots_one_per_side(logged, tmp_path, capsys):
+    """The bots are informational (a person's or a search's choice cannot be
+    re-derived), but a header names a known bot or `human` for each side."""
+    _, lines = logged
+    for bots, says in (
+        (["random", "nonsense"], "unknown bot 'nonsense'"),
+        (["random"], "bots names 1 players; the game has 2 sides"),
+        (["human", "random", "random"], "bots names 3 players"),
+    ):
+        path = write(tmp_path, rechained([{**lines[0], "bots": bots}, *lines[1:]]))
+        assert main(["replay", path]) == 1
+        err = capsys.readouterr().err
+        assert f"{path}:1: " in err and says in err, err
+    human = write(tmp_path, rechained([{**lines[0], "bots": ["human", "mcts:50"]}, *lines[1:]]))
+    assert main(["replay", human]) == 0
+
+
+def test_a_field_named_twice_is_refused(logged, tmp_path, capsys):
+    """The chain covers the parsed line; a reader keeping the first of two
+    values would see another die, so a field named twice is refused."""
+    log, lines = logged
+    n = next(i for i, x in enumerate(lines) if x.get("player") == "chance")
+    text = pathlib.Path(log).read_text(encoding="utf-8").splitlines(keepends=True)
+    other = (lines[n]["action"] + 1) % 6
+    text[n] = text[n].replace('"action": ', f'"action": {other}, "action": ', 1)
+    path = tmp_path / "twice.jsonl"
+    path.write_text("".join(text), encoding="utf-8")
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f'{path}:{n + 1}: the field "action" appears twice' in err, err
+    nested = rechained([{**lines[0], "params": {}}, *lines[1:]])
+    raw = json.dumps(nested[0]).replace('"params": {}', '"params": {"rules": {}, "rules": {}}')
+    path.write_text(raw + "\n", encoding="utf-8")
+    assert main(["replay", str(path), "--partial"]) == 1
+    assert f'{path}:1: the field "rules" appears twice' in capsys.readouterr().err
+
+
+def test_an_end_line_states_the_outcome(training, logged, tmp_path):
+    _, lines = logged
+    for key in ("returns", "winner", "level"):
+        end = {k: v for k, v in lines[-1].items() if k != key}
+        message = replay_error(training, write(tmp_path, rechained([*lines[:-1], end])))
+        assert f"edited.jsonl:{len(lines)}: the line has no {key!r}" in message
+
+
+def test_play_refuses_a_seed_replay_would_refuse(capsys):
+    for seed in (str(2**63), str(-(2**63)), "1" * 5000):
+        with pytest.raises(SystemExit) as e:
+            main(["play", "training", "--seed", seed, "--quiet"])
+        assert e.value.code == 2
+        assert "expected a whole number between -2**63 and 2**63" in capsys.readouterr().err

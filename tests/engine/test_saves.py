@@ -311,3 +311,41 @@ def test_a_combat_of_units_still_to_enter_is_refused(training):
         from_json(training, data)
     assert e.value.path == "$"
     assert "combat 0 names unit" in e.value.reason and "not entered the map" in e.value.reason
+
+
+def deep(levels: int, inner=1):
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize(
+    "where, path",
+    [
+        (("vars", "turn"), "$.vars.turn"),
+        (("stack", 0, "bindings", "x"), "$.stack[0].bindings.x"),
+    ],
+)
+def test_a_save_nested_900_deep_is_a_save_error(training, where, path):
+    data = to_json(training.new_initial_state())
+    at = data
+    for key in where[:-1]:
+        at = at[key]
+    at[where[-1]] = deep(900)
+    for load in (lambda: from_json(training, data), lambda: loads(training, json.dumps(data))):
+        with pytest.raises(SaveError, match="nested more than 32 deep") as e:
+            load()
+        assert e.value.path.startswith(path + "[0]")
+
+
+def test_a_hand_written_position_saves_to_a_save_that_loads(training):
+    """A frame named by its step resumes at the step's start, under a frame it
+    did not call: `dumps` writes it by its step again, so the save loads."""
+    s = from_json(training, hand_written_combat())
+    again = loads(training, dumps(s))
+    assert again == s and again.state_hash() == s.state_hash()
+    data = to_json(training.new_initial_state())
+    data["stack"][0] = {k: v for k, v in data["stack"][0].items() if k != "pc"}
+    data["stack"][0]["step"] = "turns"
+    s = from_json(training, data)
+    assert loads(training, dumps(s)) == s

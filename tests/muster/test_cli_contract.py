@@ -149,3 +149,98 @@ def test_a_table_save_or_log_that_is_no_save_is_one_line_naming_it(capsys, tmp_p
     log.write_bytes('{"type": "header"}'.encode("utf-16"))
     assert main(["table", "training", "--replay", str(log), "--port", "0"]) == 1
     assert f"{log}: not UTF-8 text (byte 1)" in one_line(capsys)
+
+
+def test_a_table_save_too_deep_or_too_long_is_bad_input_naming_it(capsys, tmp_path, training):
+    pytest.importorskip("starlette")  # the `table` extra
+    import json
+
+    from engine.save import to_json
+
+    save = json.dumps(to_json(training.new_initial_state()))
+    cases = {
+        "nested 5,000 deep": ("[" * 5000 + "]" * 5000, "not JSON (nested too deeply)"),
+        "nested 900 deep in a variable": (
+            save.replace('"turn": 1', '"turn": ' + "[" * 900 + "1" + "]" * 900),
+            "$.vars.turn[0]",
+        ),
+        "a 5,000-digit number": (save.replace('"turn": 1', '"turn": ' + "9" * 5000), "not JSON"),
+        "a 4,000-digit seed": (
+            save[:-1] + ', "table": {"seed": ' + "9" * 4000 + "}}",
+            "its humans or seed are malformed",
+        ),
+    }
+    for what, (text, words) in cases.items():
+        assert '"turn": 1' in save
+        path = tmp_path / "save.json"
+        path.write_text(text, encoding="utf-8")
+        assert main(["table", "training", "--load", str(path), "--port", "0"]) == 1, what
+        err = one_line(capsys)
+        assert f"muster: {path}" in err and words in err, (what, err)
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "header"}\n' + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    assert main(["table", "training", "--replay", str(log), "--port", "0"]) == 1
+    assert f"muster: {log}:2: not JSON (nested too deeply)" in one_line(capsys)
+
+
+@pytest.mark.parametrize(
+    "fault, words",
+    [
+        (ValueError("a bug"), "internal error (ValueError: a bug)"),
+        (OSError(2, "No such file or directory", "/usr/share/muster/x"), "internal error (FileN"),
+        (PermissionError(13, "Permission denied", "generated/training/rules.py"), "internal e"),
+        (OSError("no file at all"), "internal error (OSError"),
+    ],
+)
+def test_a_value_or_os_error_that_is_no_bad_input_is_a_bug(capsys, monkeypatch, fault, words):
+    """Only a `BadInput`, or an OSError about a file the user named, is status 1:
+    anything else (Muster's own files, an internal ValueError) is status 3."""
+
+    def broken(args):
+        raise fault
+
+    monkeypatch.setattr(check, "cmd_check", broken)
+    assert main(["check", "training"]) == 3
+    assert words in one_line(capsys)
+
+
+def test_an_os_error_about_a_file_the_user_named_is_bad_input(capsys, monkeypatch, tmp_path):
+    named = tmp_path / "mine"
+    for failed in (named, named / "inside" / "x.mst", tmp_path / ".mine.build-1234"):
+
+        def broken(args, failed=failed):
+            raise PermissionError(13, "Permission denied", str(failed))
+
+        monkeypatch.setattr(check, "cmd_check", broken)
+        assert main(["check", str(named)]) == 1
+        assert one_line(capsys) == f"muster: {failed}: Permission denied\n"
+    assert main(["map", "training", "-o", "/proc/x.png"]) == 1
+    assert "muster: /proc/.x.png." in one_line(capsys)
+
+
+def test_every_error_that_means_bad_input_is_a_bad_input():
+    from engine.bots import BotSpecError
+    from engine.errors import BadInput
+    from engine.game import ParamsError, SetupError
+    from engine.play import ReplayError
+    from engine.save import SaveError
+    from muster.journal import JournalError
+    from muster.scaffold import ScaffoldError
+
+    for error in (BotSpecError, ParamsError, SetupError, ReplayError, SaveError, JournalError):
+        assert issubclass(error, BadInput), error
+    assert issubclass(ScaffoldError, BadInput)
+
+
+def test_a_soak_count_file_that_is_not_json_names_its_place(capsys, tmp_path):
+    counts = tmp_path / "counts.json"
+    for text, words in (
+        ("{\n oops", f"{counts}:2:2: the soak's firing counts is not JSON"),
+        ("[" * 5000 + "]" * 5000, "not JSON (nested too deeply)"),
+        ('{"n": ' + "9" * 5000 + "}", "not JSON (Exceeds the limit"),
+    ):
+        counts.write_text(text, encoding="utf-8")
+        book = tmp_path / "book.txt"
+        book.write_text("1. Rules\n", encoding="utf-8")
+        assert main(["coverage", "training", "--rulebook", str(book), "--soak", str(counts)]) == 1
+        assert words in one_line(capsys)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import load_game
+from engine.game import ParamsError
 from engine.save import to_json
 from tests.conftest import RULESETS, play_out
 
@@ -64,3 +65,25 @@ def test_reinforcements_enter_on_their_turn(night_march):
 def test_unknown_scenario_is_refused():
     with pytest.raises(ValueError, match="unknown scenario"):
         load_game(RULESETS / "training", {"scenario": "nowhere"})
+
+
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ({"automatic_ambush": True}, "unknown parameter 'automatic_ambush' (rule switches go"),
+        ({"sceanrio": "night_march"}, "unknown parameter 'sceanrio'; known: scenario, rules"),
+        ({"rules": {"automatic_ambsh": True}}, "unknown rule switch 'automatic_ambsh'; known:"),
+        ({"rules": {"automatic_ambush": "false"}}, "'rules' maps rule switches to true or false"),
+        ({"rules": ["automatic_ambush"]}, "'rules' maps rule switches to true or false"),
+        ({"scenario": 2}, "the scenario is a name, not 2"),
+    ],
+)
+def test_a_parameter_the_engine_would_ignore_is_refused(params, words):
+    """A parameter the engine does not read would leave the game played without
+    what it asked for; it is refused with the known names, by the API too."""
+    from generated import newtown
+
+    for load in (lambda: newtown.load_game(params), lambda: load_game("newtown", params)):
+        with pytest.raises(ParamsError) as e:
+            load()
+        assert words in str(e.value)

@@ -338,3 +338,56 @@ def test_table_files_that_cannot_be_read_are_bad_input(tmp_path, capsys):
     save.write_text("{\n  oops", encoding="utf-8")
     assert main(["table", "training", "--load", str(save)]) == 1
     assert f"{save}:2:3: not JSON" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def training_client(tmp_path_factory):
+    return TestClient(make_app(open_table("training", saves=tmp_path_factory.mktemp("t"))))
+
+
+def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, training):
+    """A kept log is downloaded and replayed later: one that does not play from
+    its start to the saved position is refused at load, never a 500 after."""
+    client = training_client
+    r = client.post("/api/games", json={"side": "both", "seed": SEED}).json()
+    gid, view = r["game"], r["view"]
+    while len(client.app.state.table.games[gid].log) < 4:
+        if view["waits_for_roll"]:
+            view = client.post(f"/api/games/{gid}/roll", json={"move": view["move"]}).json()
+        else:
+            action = view["decision"]["actions"][0]["action"]
+            move = {"move": view["move"], "action": action}
+            view = client.post(f"/api/games/{gid}/act", json=move).json()
+    name = client.post(f"/api/games/{gid}/save", json={}).json()["save"]
+    saved = json.loads((client.app.state.table.saves / f"{name}.json").read_text())
+    assert client.post("/api/load", json={"state": saved}).status_code == 200
+    log = saved["table"]["log"]
+    for garbage, words in (
+        ("a string", "$.table.log: expected a list"),
+        ([1, 2, 3], "$.table.log[0]: not a legal move"),
+        ([{**log[0], "text": "forged"}, *log[1:]], "$.table.log[0]: not the move line"),
+        (log[:-1], f"$.table.log[{len(log) - 1}]: the log does not lead"),
+    ):
+        bad = {**saved, "table": {**saved["table"], "log": garbage}}
+        answer = client.post("/api/load", json={"state": bad})
+        assert answer.status_code == 400 and words in answer.json()["error"], answer.json()
+    deep = {
+        **saved,
+        "table": {
+            **saved["table"],
+            "bot": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],
+        },
+    }
+    answer = client.post("/api/load", json={"state": deep})
+    assert answer.status_code == 400 and "nested more than 32 deep" in answer.json()["error"]
+    for seed in (2**63, -(2**63)):
+        answer = client.post("/api/games", json={"side": "both", "seed": seed})
+        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
+        answer = client.post("/api/load", json={"state": saved, "seed": seed})
+        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
+    for body in (
+        b'{"state": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        b'{"seed": ' + b"9" * 5000 + b"}",
+    ):
+        answer = client.post("/api/load", content=body)
+        assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
