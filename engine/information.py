@@ -52,6 +52,16 @@ def hidden_names(s: State, player: int) -> set[str]:
     return hidden_markers(s, player) | {units[u].name for u in s.concealed_from(player)}
 
 
+def sees_everything(s: State, player: int) -> bool:
+    """Whether `player` may see the whole position: no face-down choice of the
+    other side's, no marker or unit kept from him (`observe` then takes
+    nothing out of the saved state)."""
+    foreign = any(
+        chooser != player for frame in s.stack for _, chooser in frame.b.get("_secret", ())
+    )
+    return not foreign and not hidden_names(s, player)
+
+
 def observe(s: State, seen: dict[str, Any], player: int) -> dict[str, Any]:
     """`seen` (the state as `engine.save.to_json` writes it) with what `player`
     may not see taken out."""

@@ -7,8 +7,10 @@ every odd game repeats the even one's seed with the bots' sides swapped. So
 results are gathered by index the report is byte-identical whatever ran it.
 
 Workers get a `GameFactory`: a picklable function and arguments that make
-the `Game` (compiler.build.load_game with the ruleset and params), called
-once per worker process.
+the `Game` (muster/simulation.py's: the generated package's source, compiled
+once by the parent, loaded with the params), called once per worker process
+— and not even that where the worker is forked from a parent that made the
+game already (`game_of`).
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def tasks(run_seed: int, games: int, bots: tuple[str, str], swap: bool) -> list[
 _GAMES: dict[GameFactory, Game] = {}
 
 
-def _game(factory: GameFactory) -> Game:
+def game_of(factory: GameFactory) -> Game:
+    """The factory's game, made once per process."""
     if factory not in _GAMES:
         _GAMES[factory] = factory()
     return _GAMES[factory]
@@ -79,7 +82,7 @@ def _game(factory: GameFactory) -> Game:
 
 def play_task(factory: GameFactory, task: GameTask) -> dict[str, Any]:
     """Play one game; its summary as plain data (what a report needs)."""
-    game = _game(factory)
+    game = game_of(factory)
     rules = game.rules
     s = game.new_initial_state()
     players = [make_bot(spec, p, task.seed) for p, spec in enumerate(task.bots)]

@@ -2,7 +2,8 @@
 
 The games run on this machine's processes (`--jobs`) or on a Dask cluster
 (`--cluster ADDRESS`); engine/simulate.py plays them, engine/balance.py
-counts. Each worker compiles the ruleset once (`game_from`).
+counts. The ruleset is compiled once, in this process, to the generated
+package's source text; the workers get that text and load it (`game_from`).
 """
 
 from __future__ import annotations
@@ -19,20 +20,38 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compiler.build import load_game
+from compiler.backends.engine_codegen import generate
+from compiler.build import load_generated, with_local_charts
+from compiler.check import compile_ruleset
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.errors import BadInput
 from engine.game import Game
-from engine.simulate import GameFactory, GameTask, play_task, run_local, task_at, tracked_values
+from engine.simulate import (
+    GameFactory,
+    GameTask,
+    game_of,
+    play_task,
+    run_local,
+    task_at,
+    tracked_values,
+)
 from muster.balance_plots import write_plots
 from muster.journal import JournalError, RunShape, engine_hash, journal_writer, read_journal
 from muster.rule_switches import rule_switches
 
 
-def game_from(ruleset: str, params_json: str) -> Game:
-    """The game a worker plays: the ruleset compiled with these parameters."""
-    return load_game(ruleset, json.loads(params_json))
+def game_from(package: tuple[tuple[str, str], ...], name: str, params_json: str) -> Game:
+    """The game a worker plays: the generated package (its files' text, by
+    name), loaded with these parameters, as `load_game` does once compiled."""
+    return with_local_charts(load_generated(dict(package), name), json.loads(params_json))
+
+
+def game_factory(ruleset: str, params: dict[str, Any]) -> GameFactory:
+    """How the workers make the game: the ruleset compiled here, once."""
+    rules, _sources = compile_ruleset(ruleset)
+    package = tuple(sorted(generate(rules).items()))
+    return GameFactory(game_from, (package, rules.name, json.dumps(params, sort_keys=True)))
 
 
 def run_cluster(
@@ -74,8 +93,8 @@ def simulate(
     """Play the games and return the report (engine/balance.py's `summarise`).
     With a `journal`, games it already holds for this run are not played
     again, and each new game is added to it as it finishes (muster/journal.py)."""
-    factory = GameFactory(game_from, (str(ruleset), json.dumps(params, sort_keys=True)))
-    game = factory()
+    factory = game_factory(ruleset, params)
+    game = game_of(factory)
     sides = [side.name for side in game.rules.sides]
     specs = parse_bots(bots, len(sides))
     run = {
@@ -111,7 +130,12 @@ def simulate(
                 keep(record)
             done.append(record)
             bar.update(1)
-    meta = {
+    return summarise(done, _meta(game, specs, seed, swap), sides, list(game.rules.victory_levels))
+
+
+def _meta(game: Game, specs: list[str], seed: int, swap: bool) -> dict[str, Any]:
+    """What a report says of its run."""
+    return {
         "battle": game.rules.name,
         "scenario": game.scenario.name if game.scenario else "",
         "bots_given": ",".join(specs),
@@ -119,7 +143,6 @@ def simulate(
         "swap": swap,
         "rules_hash": game.rules_hash,
     }
-    return summarise(done, meta, sides, list(game.rules.victory_levels))
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

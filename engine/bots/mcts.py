@@ -44,7 +44,12 @@ heuristic only on evidence.
 The budget is rollouts (`mcts:N`, reproducible: it never reads the
 clock) or seconds (`mcts:0.5s`, which depends on the machine's speed and
 so is not): N rollouts per searched decision and per posture choice, in
-rounds of one rollout per candidate (at least one round).
+rounds of one rollout per candidate (at least one round). A seconds
+budget is a promise: it counts from the moment the bot is asked, the
+rollouts look at the clock as they play (a round of posture rollouts can
+take seconds), and a round the deadline cuts short is not counted — when
+not even one round fits, the heuristic's choice (or the tuned posture)
+stands.
 """
 
 from __future__ import annotations
@@ -129,6 +134,7 @@ class MctsBot:
         self.postures: dict[str, Policy] = {}
         self.planned: tuple[int, int] | None = None  # (turn, phasing side) of the posture
         self.mover: Policy | None = None
+        self.deadline = 0.0  # with a seconds budget, when this decision's answer is due
 
     @staticmethod
     def parse_budget(budget: str) -> tuple[int, float]:
@@ -150,6 +156,7 @@ class MctsBot:
         actions = s.legal_actions(self.player)
         if len(actions) == 1:
             return actions[0]
+        self.deadline = time.monotonic() + self.seconds if self.seconds else 0.0
         if self.policy is None:
             self._make_policies(s.game)
         assert self.policy is not None
@@ -162,7 +169,9 @@ class MctsBot:
             return heuristic
         return self._search(view, observation, actions, heuristic)
 
-    def _search(self, view: State, observation: dict, actions: list[int], heuristic: int) -> int:
+    def _search(
+        self, view: State, observation: dict | None, actions: list[int], heuristic: int
+    ) -> int:
         """The best of the heuristic's choice and the few others it ranks next,
         by rollouts (the heuristic's choice stands unless beaten by `MARGIN`)."""
         candidates = self._candidates(view, actions, heuristic)
@@ -172,7 +181,7 @@ class MctsBot:
         best = self._compare(view, observation, starts, [self.rollout_policy] * len(starts), False)
         return candidates[best]
 
-    def _move(self, s: State, view: State, observation: dict, actions: list[int]) -> int:
+    def _move(self, s: State, view: State, observation: dict | None, actions: list[int]) -> int:
         """A step (or PASS) by the posture planned once per player turn."""
         turn = (s.vars["turn"], s.vars["phasing"])
         if self.planned != turn:
@@ -221,7 +230,7 @@ class MctsBot:
             return -math.inf
         return ev.evaluate(child, self.player)
 
-    def _plan(self, view: State, observation: dict) -> Policy:
+    def _plan(self, view: State, observation: dict | None) -> Policy:
         """The movement planner for this player turn: the posture whose
         rollouts to the end of the game turn score best."""
         names = list(self.postures)
@@ -232,7 +241,7 @@ class MctsBot:
     def _compare(
         self,
         view: State,
-        observation: dict,
+        observation: dict | None,
         starts: list[Callable[[State], None]],
         own: list[Policy],
         to_turn_end: bool,
@@ -246,7 +255,7 @@ class MctsBot:
     def means(
         self,
         view: State,
-        observation: dict,
+        observation: dict | None,
         starts: list[Callable[[State], None]],
         own: list[Policy],
         to_turn_end: bool,
@@ -254,23 +263,29 @@ class MctsBot:
         """Each candidate's mean score: candidate k is `starts[k]` applied to
         a world, then a rollout with side `player` played by `own[k]`. Every
         round plays each candidate on the same re-dealt world and dice
-        (-inf for a candidate no world allowed)."""
+        (-inf for a candidate no world allowed, or when no round finished
+        before the deadline)."""
         assert self.policy is not None
         n = len(starts)
         hidden = hides_anything(observation)
         rounds = max(1, self.iterations // n)
-        deadline = time.monotonic() + self.seconds if self.seconds else 0.0
         totals = [0.0] * n
         counts = [0] * n
         r = 0
-        while _another_round(r, rounds, deadline):
+        while _another_round(r, rounds, self.deadline):
             r += 1
             world = view.clone()
             if hidden:
                 redeal(world, observation, self.rng)
             seed = self.rng.getrandbits(48)
-            for k in range(n):
-                score = self._candidate_score(world, starts[k], own[k], seed, to_turn_end)
+            try:
+                scores = [
+                    self._candidate_score(world, starts[k], own[k], seed, to_turn_end)
+                    for k in range(n)
+                ]
+            except OutOfTime:  # the round cut short by the deadline is not counted
+                break
+            for k, score in enumerate(scores):
                 if score is not None:
                     totals[k] += score
                     counts[k] += 1
@@ -335,6 +350,8 @@ class MctsBot:
         # after a few decisions and rolls.
         short = not to_turn_end and not last
         while not s.is_terminal() and done < PLAN_DECISIONS:
+            if self.deadline and time.monotonic() > self.deadline:
+                raise OutOfTime
             if s.vars["turn"] != turn:
                 if replied or extended or last:
                     return
@@ -363,12 +380,16 @@ class MctsBot:
         return policy.choose(s, actions, p, rng, deep=sorted(actions) == yes_no)
 
 
+class OutOfTime(Exception):
+    """A rollout ran past the decision's deadline (a seconds budget)."""
+
+
 def _another_round(done: int, rounds: int, deadline: float) -> bool:
     """Whether to play another round: `rounds` of them, or (with a deadline)
-    at least one and as many as fit before it."""
+    another while there is time left."""
     if not deadline:
         return done < rounds
-    return done == 0 or time.monotonic() < deadline
+    return time.monotonic() < deadline
 
 
 def _playing(action: int) -> Callable[[State], None]:

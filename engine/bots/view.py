@@ -15,6 +15,10 @@ overwritten by sampling (determinisation):
 - a bag whose contents the observation does not list is taken to hold what
   it held at the start.
 
+Where the rules hide nothing from the player at this point (most of a
+game), the view is the copy of the state as it is, made without writing
+the observation at all.
+
 Two positions that look the same to the player give the same view for the
 same generator, so a bot's decision can depend only on what it may see
 (tests/engine/test_bots.py). `redeal` samples the hidden parts afresh, which is how
@@ -26,23 +30,31 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.information import sees_everything
 from engine.instructions import Choose
 from engine.state import ON_MAP, Frame, State
 
 HIDDEN = "hidden"  # what observation() writes in place of a secret binding
 
 
-def view_of(s: State, player: int, rng: random.Random) -> tuple[dict[str, Any], State]:
-    """The player's observation and a position sampled to agree with it."""
-    observation = s.observation(player)
+def view_of(s: State, player: int, rng: random.Random) -> tuple[dict[str, Any] | None, State]:
+    """The player's observation and a position sampled to agree with it.
+    Where the player sees everything the view is a copy of the state and no
+    observation is made (None in its place): that is most decisions, and
+    the observation is a saved state, costly to write."""
     view = s.clone()
+    if sees_everything(s, player):
+        view.forget_node()
+        return None, view
+    observation = s.observation(player)
     redeal(view, observation, rng)
     return observation, view
 
 
-def hides_anything(observation: dict[str, Any]) -> bool:
-    """True when the observation keeps something from its player."""
-    return (
+def hides_anything(observation: dict[str, Any] | None) -> bool:
+    """True when the observation keeps something from its player (None: the
+    player sees everything)."""
+    return observation is not None and (
         "concealed" in observation
         or any(HIDDEN in f.get("bindings", {}).values() for f in observation["stack"])
         or any(not isinstance(v, list) for v in observation["bags"].values())

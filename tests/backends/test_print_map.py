@@ -34,7 +34,7 @@ def test_tiles_cover_the_map_with_overlap(paper):
     for starts, window in ((xs, w), (ys, h)):
         for a, b in itertools.pairwise(starts):
             assert a + window - b >= OVERLAP_PX
-    pages = tile_pages(img, paper, "Test")
+    pages = list(tile_pages(img, paper, "Test"))
     assert len(pages) == len(xs) * len(ys)
     src = np.asarray(img)
     for page, (top, left) in zip(pages, [(t, s) for t in ys for s in xs], strict=True):
@@ -50,7 +50,7 @@ def test_tiles_cover_the_map_with_overlap(paper):
 def test_alignment_marks_fall_on_the_same_map_spot_on_neighbouring_tiles(paper):
     img = synthetic_map()
     xs, ys, w, h = tile_grid(img.size, paper)
-    pages = tile_pages(img, paper, "Test")
+    pages = list(tile_pages(img, paper, "Test"))
     rgb = np.array([int(MARK[i : i + 2], 16) for i in (1, 3, 5)])
     spots = []
     for page, (top, left) in zip(pages, [(t, s) for t in ys for s in xs], strict=True):

@@ -11,8 +11,10 @@ from compiler.build import import_shipped
 from engine import chance
 from engine.bots import BotSpecError, make_bot, parse_bots
 from engine.bots.heuristic import Policy
+from engine.bots.view import redeal, view_of
 from engine.bots.weights import DEFAULT_TERMS, weights_for
 from engine.instructions import Choose
+from engine.save import to_json
 from engine.state import ON_MAP, State
 from tests.conftest import eager_action
 
@@ -82,6 +84,40 @@ def _decisions(s: State, t: State, player: int, specs: tuple[str, ...]) -> None:
         a = make_bot(spec, player, 11).step(s)
         b = make_bot(spec, player, 11).step(t)
         assert a == b, f"{spec} decided {a} and {b} on one observation"
+
+
+@pytest.mark.parametrize(("battle", "scenario"), SCENARIOS)
+def test_a_view_that_hides_nothing_is_the_view_the_observation_gives(battle, scenario):
+    """Where a side sees everything, `view_of` copies the state without writing
+    the observation: the view (and what it draws from the generator) is the one
+    the observation re-dealt gives, and the observation is the saved state."""
+    rng = random.Random(5)
+    s = shipped(battle, scenario).new_initial_state()
+    while not s.is_terminal() and s.move_number < 300:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, 5))
+            continue
+        if s.move_number % 7 == 0:
+            for player in range(len(s.game.rules.sides)):
+                _same_views(s, player)
+        s.apply_action(eager_action(s, rng))
+
+
+def test_in_lees_advance_a_side_sees_everything():
+    """Monmouth conceals nothing: its bots' views are made without observations."""
+    s = shipped("monmouth", "lees_advance").new_initial_state()
+    assert view_of(s, 0, random.Random(1))[0] is None
+
+
+def _same_views(s: State, player: int) -> None:
+    quick, slow = random.Random(1), random.Random(1)
+    observation, view = view_of(s, player, quick)
+    full = s.observation(player)
+    reference = s.clone()
+    redeal(reference, full, slow)
+    assert to_json(view) == to_json(reference)
+    assert quick.getstate() == slow.getstate()
+    assert observation == full or (observation is None and full == to_json(s))
 
 
 def _concealed_swap(s: State, player: int) -> State | None:

@@ -218,7 +218,30 @@ def test_a_run_of_any_length_starts_small():
     endless run yields its first games (it built the whole task list first)."""
     import itertools
 
-    factory = simulation.GameFactory(simulation.game_from, ("training", "{}"))
+    factory = simulation.game_factory("training", {})
     endless = (task_at(9, i, ("random", "random"), False) for i in itertools.count())
     first = list(itertools.islice(run_local(factory, endless, 2), 3))
     assert len(first) == 3 and {g["index"] for g in first} <= set(range(4 + 3))
+
+
+def test_a_run_compiles_the_ruleset_once(on_one_process, tmp_path, monkeypatch):
+    """The parent compiles the ruleset once and ships the generated package's
+    text; neither it nor the workers compile again (the count is kept in a
+    file, which forked workers write to as well)."""
+    import compiler.build
+    import compiler.check
+
+    count = tmp_path / "compilations"
+    count.write_text("", encoding="utf-8")
+    compile_ruleset = compiler.check.compile_ruleset
+
+    def counted(*args, **kwargs):
+        with count.open("a", encoding="utf-8") as f:
+            f.write("compiled\n")
+        return compile_ruleset(*args, **kwargs)
+
+    for module in (simulation, compiler.build, compiler.check):
+        monkeypatch.setattr(module, "compile_ruleset", counted)
+    two = simulate("training", {}, jobs=2, **RUN)
+    assert count.read_text(encoding="utf-8").splitlines() == ["compiled"]
+    assert json.dumps(two, sort_keys=True) == json.dumps(on_one_process, sort_keys=True)

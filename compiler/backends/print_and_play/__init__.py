@@ -10,7 +10,7 @@ how a ruleset declares the look of its counters.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from PIL import Image
@@ -65,14 +65,17 @@ def counter_steps(rules: ir.Ruleset, sources: SourceFiles) -> list[tuple[str, St
             files[f"counters/{c.name}-back.png"] = png(paint(c.back))
         return files
 
-    def sheets(paper: Paper) -> dict[str, bytes]:
+    def pages(paper: Paper) -> Iterator[Image.Image]:
+        """Each sheet's front and back, made as the PDF takes them."""
         laid = lay_sheets(mix, paper)
-        pages = []
         for n, sheet in enumerate(laid, start=1):
             head = f"{rules.title} — counters, sheet {n} of {len(laid)}"
-            pages.append(render_sheet(sheet, False, f"{head}, front"))
-            pages.append(render_sheet(sheet, True, f"{head}, back: print duplex, long-edge flip"))
-        return {f"counters-{paper.name}.pdf": pdf_of_pages(pages, f"{rules.title}: counters")}
+            yield render_sheet(sheet, False, f"{head}, front")
+            yield render_sheet(sheet, True, f"{head}, back: print duplex, long-edge flip")
+
+    def sheets(paper: Paper) -> dict[str, bytes]:
+        pdf = pdf_of_pages(pages(paper), f"{rules.title}: counters")
+        return {f"counters-{paper.name}.pdf": pdf}
 
     steps: list[tuple[str, Step]] = [("counter images", images)]
     steps += [(f"counter sheets, {p.name}", partial(sheets, p)) for p in PAPERS]
@@ -102,8 +105,10 @@ def chart_steps(rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Ste
 
     def pages(paper: Paper) -> dict[str, bytes]:
         title = f"{rules.title}: charts and tables"
+        if not images:
+            return {}
         laid = stack_on_pages(list(images.values()), paper, title)
-        return {f"charts-{paper.name}.pdf": pdf_of_pages(laid, title)} if laid else {}
+        return {f"charts-{paper.name}.pdf": pdf_of_pages(laid, title)}
 
     steps: list[tuple[str, Step]] = [("charts", draw)]
     steps += [(f"chart pages, {p.name}", partial(pages, p)) for p in PAPERS]
@@ -114,7 +119,7 @@ def map_files(image: Image.Image, title: str) -> dict[str, bytes]:
     """The full map image, and its tiles on Letter and A4 pages."""
     files = {"map.png": png(image)}
     for paper in PAPERS:
-        tiles = tile_pages(image, paper, title)
+        tiles = tile_pages(image, paper, title)  # made one by one as the PDF takes them
         files[f"map-{paper.name}.pdf"] = pdf_of_pages(tiles, f"{title}: map")
     return files
 

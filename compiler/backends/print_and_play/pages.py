@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PIL import Image, ImageDraw
 
 from compiler.backends.fonts import font
@@ -11,12 +13,27 @@ GAP = 60
 HEADER_PX = 70
 
 
-def stack_on_pages(images: list[Image.Image], paper: Paper, title: str) -> list[Image.Image]:
-    """Pages of `paper` holding `images` in rows (left to right, then down), headed with `title`."""
+def stack_on_pages(images: list[Image.Image], paper: Paper, title: str) -> Iterator[Image.Image]:
+    """Pages of `paper` holding `images` in rows (left to right, then down), headed with `title`.
+    The layout is worked out first (a page's heading counts the pages), then each
+    page is made as it is asked for: at 300 dpi a page is some 30 MiB."""
+    layout = _layout(images, paper)
+    for n, placed in enumerate(layout, start=1):
+        page = Image.new("RGB", (paper.width, paper.height), "white")
+        for img, at in placed:
+            page.paste(img, at)
+        head(page, paper, f"{title} — page {n} of {len(layout)}")
+        yield page
+
+
+def _layout(
+    images: list[Image.Image], paper: Paper
+) -> list[list[tuple[Image.Image, tuple[int, int]]]]:
+    """Each page's images (scaled down to fit if too big) and where they go on it."""
     width = paper.width - 2 * paper.margin
     top = paper.margin + HEADER_PX
     height = paper.height - paper.margin - top
-    pages: list[Image.Image] = []
+    pages: list[list[tuple[Image.Image, tuple[int, int]]]] = []
     x, y, shelf = 0, top + height, 0  # no page yet
     for img in images:
         scale = min(1.0, width / img.width, height / img.height)
@@ -26,13 +43,11 @@ def stack_on_pages(images: list[Image.Image], paper: Paper, title: str) -> list[
         if x and x + img.width > width:  # the shelf is full: start the next below it
             x, y, shelf = 0, y + shelf + GAP, 0
         if y + img.height > top + height:
-            pages.append(Image.new("RGB", (paper.width, paper.height), "white"))
+            pages.append([])
             x, y, shelf = 0, top, 0
-        pages[-1].paste(img, (paper.margin + x, y))
+        pages[-1].append((img, (paper.margin + x, y)))
         x += img.width + GAP
         shelf = max(shelf, img.height)
-    for n, page in enumerate(pages, start=1):
-        head(page, paper, f"{title} — page {n} of {len(pages)}")
     return pages
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import struct
+from collections.abc import Iterable
 
 from PIL import Image
 
@@ -31,8 +32,9 @@ def png_stream(img: Image.Image) -> bytes:
     return b"".join(out)
 
 
-def pdf_of_pages(pages: list[Image.Image], title: str) -> bytes:
-    """A PDF with one page per image, each page the image's size at 300 dpi."""
+def pdf_of_pages(pages: Iterable[Image.Image], title: str) -> bytes:
+    """A PDF with one page per image, each page the image's size at 300 dpi
+    (the pages are compressed one by one, as they come)."""
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 
 from PIL import Image, ImageDraw
 
@@ -37,18 +38,18 @@ def _starts(length: int, window: int) -> list[int]:
     return [min(i * step, length - window) for i in range(n)]
 
 
-def tile_pages(img: Image.Image, paper: Paper, title: str) -> list[Image.Image]:
-    """One page per tile, row by row, with crosshairs in every shared strip."""
+def tile_pages(img: Image.Image, paper: Paper, title: str) -> Iterator[Image.Image]:
+    """One page per tile, row by row, with crosshairs in every shared strip.
+    Each page is made as it is asked for: at 300 dpi a page is some 30 MiB,
+    and a map's pages all at once were most of a build's memory."""
     xs, ys, w, h = tile_grid(img.size, paper)
     marks = [(x, y) for x in _seams(xs, w, img.width) for y in _along(ys, h, img.height)]
     marks += [(x, y) for y in _seams(ys, h, img.height) for x in _along(xs, w, img.width)]
-    pages = []
     for r, top in enumerate(ys):
         for c, left in enumerate(xs):
             page = _tile(img, paper, (left, top, left + w, top + h), marks)
             head(page, paper, _tile_label(title, r, c, len(ys), len(xs)))
-            pages.append(page)
-    return pages
+            yield page
 
 
 def _tile(
