@@ -310,13 +310,17 @@ class Checker:
             return
         self.names[name] = (span, kind)
 
-    def header(self, g: _Gathered) -> tuple[ast.Entity | None, tuple[int, int] | None]:
+    def header(self, g: _Gathered, entry: str) -> tuple[ast.Entity | None, tuple[int, int] | None]:
         """The ruleset declaration of the entry file; an imported library's gives
-        what the entry's leaves out (the die)."""
+        what the entry's leaves out (the die). None missing is reported at the
+        start of the entry file (`entry`, as diagnostics name it)."""
         items = [d for d, _r in g.entities.get("ruleset", [])]
         if not items:
             self.r.error(
-                Span("<ruleset>", 0, 0, 0, 0), MISSING, "the ruleset has no ruleset declaration"
+                Span(entry, 1, 1, 1, 1),
+                MISSING,
+                "the ruleset has no ruleset declaration",
+                'declare `ruleset NAME "Title" { … }` in this file or a file it imports',
             )
             return None, None
         files = [d.span.file for d in items]
@@ -352,7 +356,7 @@ class Checker:
         g = self.gather(files)
         self.r.check()
 
-        header, inherited_die = self.header(g)
+        header, inherited_die = self.header(g, files[-1].path)
         self.r.check()
         assert header is not None
         hp = Props(header, self.r, RULESET_KEYS)
