@@ -17,6 +17,7 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.bot_weights import check_bot_weights
+from compiler.bounds import DIE_FACE, TURN, prop_range
 from compiler.contexts import CONTEXTS
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
@@ -378,8 +379,9 @@ class Checker:
                     BAD_VALUE,
                     'write `source none "why"` for a battle with no source document',
                 )
-        die = hp.range("die", required=inherited_die is None) or inherited_die or (0, 9)
-        turns = hp.range("turns", required=not library) or (1, 1)
+        die = prop_range(hp, "die", DIE_FACE, required=inherited_die is None)
+        die = die or inherited_die or (0, 9)
+        turns = prop_range(hp, "turns", TURN, required=not library) or (1, 1)
         start = hp.name("start", "game") or "game"
 
         forces = ForcesChecker(self.r, self.sym, self.ec)

@@ -7,6 +7,7 @@ only syntax errors, reported with file:line:col and what was expected.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass
@@ -71,9 +72,10 @@ def _expected(allowed: set[str]) -> str:
 # operator): deeper ones are refused with their place rather than
 # overflowing the checker's recursion or the generated Python's parser.
 MAX_NESTING = 100
-# Longest whole number a rule file may write: bigger is a typo, and Python
-# refuses to read numbers of thousands of digits.
-MAX_DIGITS = 18
+# Longest whole number a rule file may write: a game's numbers stay within
+# ±10⁹ (what a save holds, docs/reliability.md), so a longer one is a typo;
+# each value's own range (a map's rows, a die's faces) is checked later.
+MAX_DIGITS = 9
 
 
 def decode_source(data: bytes, filename: str, reporter: Reporter) -> str | None:
@@ -356,14 +358,19 @@ class _ToAst(Transformer):
     def q(self, tok: Token) -> str:
         return _unquote(tok, self.f, self.reporter)
 
-    def _digits(self, tok: Token) -> None:
-        if len(str(tok).lstrip("+-")) > MAX_DIGITS:
-            self.reporter.error(
-                _tok_span(self.f, tok),
-                SYNTAX,
-                f"a number of {len(str(tok).lstrip('+-'))} digits",
-                f"whole numbers in rule files have at most {MAX_DIGITS} digits",
-            )
+    def _digits(self, tok: Token) -> bool:
+        """Report each whole number of the token (a range or odds have two) longer
+        than MAX_DIGITS; whether all are short enough."""
+        lengths = [len(digits) for digits in re.findall(r"[0-9]+", str(tok))]
+        for digits in lengths:
+            if digits > MAX_DIGITS:
+                self.reporter.error(
+                    _tok_span(self.f, tok),
+                    SYNTAX,
+                    f"a number of {digits} digits",
+                    f"whole numbers in rule files have at most {MAX_DIGITS} digits",
+                )
+        return max(lengths, default=0) <= MAX_DIGITS
 
     def s(self, meta) -> Span:
         return _span(self.f, meta)
@@ -527,6 +534,7 @@ class _ToAst(Transformer):
         return ast.Slash(span=self.s(meta), parts=tuple(items))
 
     def range(self, meta, items):
+        self._digits(items[0])
         text = str(items[0])
         low, _, high = text.partition("..")
         return ast.Range(span=self.s(meta), low=low or None, high=high or None)
@@ -722,6 +730,8 @@ class _ToAst(Transformer):
         return ast.String(span=self.s(meta), value=self.q(items[0]))
 
     def odds(self, meta, items):
+        if not self._digits(items[0]):
+            return ast.Odds(span=self.s(meta), attack=1, defend=1)  # reported: never checked
         a, d = str(items[0]).split(":")
         return ast.Odds(span=self.s(meta), attack=int(a), defend=int(d))
 
