@@ -10,7 +10,7 @@ file:line:col, the range and why (`BAD_VALUE`). Every other whole number
 nine digits, the ±10⁹ a save holds.
 
 The rulebooks print these values on counters and charts: strengths of a few
-points (each about 100 men, Monmouth 1.0 "Unit scale"), morale ratings and
+points (each about 100 men, the series rules' "Unit scale"), morale ratings and
 die-roll modifiers of one digit, a ten-sided die (0–9). The ranges below are
 wider than any battle needs and narrow enough that nothing built from them
 is large.
