@@ -52,7 +52,7 @@ MORALE = Bound(-9, 9, "a morale rating, printed on the counter in one digit")
 MOVEMENT = Bound(0, 99, "movement points, printed on the counter in at most two digits")
 MOVE_COST = Bound(0, 99, "movement points to enter a hex or cross a hexside")
 MODIFIER = Bound(-99, 99, "a die-roll modifier")
-COUNTERS = Bound(0, 999, "how many counters of a kind the counter mix has")
+COUNTERS = Bound(0, 999, "a number of counters: a counter mix holds a few hundred")
 TRACK_BOX = Bound(-99, 99, "a box of a track, numbered on its chart in at most two digits")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.bot_weights import check_bot_weights
-from compiler.bounds import DIE_FACE, TURN, prop_range
+from compiler.bounds import COUNTERS, DIE_FACE, TURN, prop_range, within
 from compiler.contexts import CONTEXTS
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
@@ -837,12 +837,14 @@ class Checker:
                 count = (
                     as_int(v.args[0]) if len(v.args) == 1 and as_int(v.args[0]) is not None else 0
                 )
-                if not count:
+                if count < 1:
                     self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
             ent = self.sym.entities.get(name) if name else None
             if ent is None or ent.kind != "marker":
                 self.r.error(v.span, UNKNOWN_NAME, f"a bag holds markers; {describe(v)} is not one")
                 continue
+            if not within(self.r, v.span, "the bag's counters", len(contents) + count, COUNTERS):
+                break
             contents.extend([name] * count)
         if not p.has("contents"):
             self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")

@@ -33,6 +33,13 @@ CASES = [
     ("a movement allowance", "battle.mst", "movement 4", "movement 100000", "outside 0..99"),
     ("a turn of entry", "battle.mst", "setup 0604", "enters 5000 at 0601", "outside 1..999"),
     ("a marker count", "battle.mst", "count 1", "count 1000000", "outside 0..999"),
+    (
+        "a bag's counters",
+        "battle.mst",
+        'marker turn_marker "Game Turn" {',
+        'bag cup "Cup" { contents vp_marker(999999999) }\nmarker turn_marker "Game Turn" {',
+        "the bag's counters 999999999 is outside 0..999",
+    ),
     ("a terrain's cost", "battle.mst", "move 1", "move 500", "'move' 500 is outside 0..99"),
     ("a turn-track turn", "battle.mst", 'turn 2 "Morning"', 'turn 2000 "Morning"', "1..999"),
     ("a table row", "battle.mst", "6..7 ", "6..100000 ", "outside -999..999"),
@@ -62,7 +69,7 @@ def test_a_number_out_of_its_range_is_refused_at_its_place(
     edited = text.replace(shipped, written, 1)
     path.write_text(edited, encoding="utf-8")
     line = edited[: edited.index(written)].count("\n") + 1
-    column = edited.split("\n")[line - 1].index(written) + 1
+    column = edited.split("\n")[line - 1].index(written.split("\n")[0]) + 1
     done = subprocess.run(
         [sys.executable, "-c", CHECK, str(folder)],
         capture_output=True,
