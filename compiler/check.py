@@ -17,7 +17,16 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.bot_weights import check_bot_weights
-from compiler.bounds import COUNTERS, DIE_FACE, TURN, prop_range, within
+from compiler.bounds import (
+    COUNTERS,
+    DIE_FACE,
+    DISTANCE,
+    MOVEMENT,
+    TURN,
+    number_within,
+    prop_range,
+    within,
+)
 from compiler.contexts import CONTEXTS
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
@@ -1032,7 +1041,9 @@ class Checker:
                 self.r.error(p.line(kind).span, MISSING, "confined_to needs the zone")
         elif kind in ("allowance", "max_hexes"):
             if len(vals) == 1 and as_int(vals[0]) is not None:
-                value = ir.Const("int", vals[0].span, as_int(vals[0]))
+                bound = MOVEMENT if kind == "allowance" else DISTANCE
+                n = number_within(self.r, vals[0], repr(kind), bound)
+                value = ir.Const("int", vals[0].span, n or 0)
             elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
                 value = self.ec.expr(vals[0].expr, Scope(CONTEXTS["allowance"].scope()), "int")
             else:
@@ -1053,7 +1064,7 @@ class Checker:
                 and uv[0].id == "turn"
                 and as_int(uv[1]) is not None
             ):
-                until = as_int(uv[1])
+                until = number_within(self.r, uv[1], "the turn", TURN)
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
