@@ -42,6 +42,12 @@ class Bound:
 MAP_COLUMN = Bound(0, 99, "a hex label `ccrr` gives the column two digits")
 MAP_ROW = Bound(0, 99, "a hex label `ccrr` gives the row two digits")
 DISTANCE = Bound(0, 199, "a distance in hexes across a map of at most 100 × 100 hexes")
+SIGHT = Bound(
+    0,
+    12,
+    "how far a unit fires or sees, in hexes: artillery reaches 3 (series 11.2), a battle's "
+    "heavy guns 4; the build works out line of sight this far from every hex",
+)
 DIE_FACE = Bound(0, 100, "a die has at most 100 faces (a percentile die reads 0..99 or 1..100)")
 TABLE_ROW = Bound(
     -999, 999, "a table's row: a die roll with its modifiers, or a number such as a strength"
@@ -54,6 +60,11 @@ MOVE_COST = Bound(0, 99, "movement points to enter a hex or cross a hexside")
 MODIFIER = Bound(-99, 99, "a die-roll modifier")
 COUNTERS = Bound(0, 999, "a number of counters: a counter mix holds a few hundred")
 TRACK_BOX = Bound(-99, 99, "a box of a track, numbered on its chart in at most two digits")
+
+
+# Attributes are declared by the rules, their numbers held only to the parser's
+# nine digits; these few the engine reads by name, so their meaning is known.
+ATTRIBUTES = {"range": SIGHT}
 
 
 def within(reporter: Reporter, span: Span, what: str, n: int, bound: Bound) -> bool:

@@ -30,6 +30,7 @@ from typing import ClassVar
 
 from compiler import ir
 from compiler.bounds import (
+    ATTRIBUTES,
     COUNTERS,
     MORALE,
     MOVEMENT,
@@ -265,8 +266,12 @@ class ForcesChecker:
         return None
 
     def _int_attribute(self, line: ast.Line, values: tuple[str, ...]) -> int | None:
+        """A whole number; one the engine reads by name (`range`) is held to its bound."""
         vals = line.values[1:]
-        return as_int(vals[0]) if len(vals) == 1 else None
+        n = as_int(vals[0]) if len(vals) == 1 else None
+        if n is not None and line.key in ATTRIBUTES:
+            within(self.r, vals[0].span, repr(line.key), n, ATTRIBUTES[line.key])
+        return n
 
     def _name_attribute(self, line: ast.Line, values: tuple[str, ...]) -> str | None:
         """A name, one of the attribute's listed values when it lists them."""

@@ -22,7 +22,7 @@ import itertools
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.bounds import DISTANCE, MAP_COLUMN, MAP_ROW, prop_int, prop_range
+from compiler.bounds import MAP_COLUMN, MAP_ROW, SIGHT, prop_int, prop_range
 from compiler.hexmap import EDGES, LABEL, Grid, run_between
 from compiler.props import Props, describe, prov_of
 from dsl import ast
@@ -168,7 +168,7 @@ def _check_default(props: Props, terrain_names: set[str], reporter: Reporter) ->
 
 def _check_los_range(props: Props) -> int | None:
     """`los_range N`: how many hexes a line of sight reaches."""
-    return prop_int(props, "los_range", DISTANCE)
+    return prop_int(props, "los_range", SIGHT)
 
 
 class _MapLines:

@@ -24,7 +24,16 @@ CASES = [
     ("the issue's map", "battle.mst", "rows 1..8", "rows 1..4294967296", "a number of 10 digits"),
     ("map rows", "battle.mst", "rows 1..8", "rows 1..100000", "'rows' 100000 is outside 0..99"),
     ("map columns", "battle.mst", "columns 1..10", "columns 0..5000", "outside 0..99"),
-    ("line of sight", "battle.mst", "los_range 3", "los_range 100000", "outside 0..199"),
+    ("line of sight", "battle.mst", "los_range 3", "los_range 100000", "outside 0..12"),
+    (
+        "a fire range",
+        "battle.mst",
+        'unit_type infantry "Infantry" {',
+        'unit_type gun "Gun" { symbol artillery; range 50 }\n'
+        'attribute range "Range" { type int }\n'
+        'unit_type infantry "Infantry" {',
+        "'range' 50 is outside 0..12",
+    ),
     ("a die", "battle.mst", "die 0..9", "die 0..1000000", "'die' 1000000 is outside 0..100"),
     ("a negative die", "battle.mst", "die 0..9", "die -5..9", "'die' -5 is outside 0..100"),
     ("game turns", "battle.mst", "turns 1..2", "turns 1..100000", "outside 1..999"),
