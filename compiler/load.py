@@ -130,15 +130,16 @@ class _Loader:
     def _parse(self, path: Path, span: Span | None) -> ast.File | None:
         """A file's syntax tree: from the cache when its text has not changed.
 
-        A file that cannot be read is left for a later import to try again;
-        one whose text cannot be decoded or parsed is done with.
+        A file that cannot be read is reported at the import that names it (the
+        entry file at its start) and left for a later import to try again; one
+        whose text cannot be decoded or parsed is done with.
         """
         name = display_name(path)
         try:
             text = self._text(path, name)
         except OSError as e:
-            if span is not None:
-                self.reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror or e}")
+            where = span or Span(name, 1, 1, 1, 1)
+            self.reporter.error(where, IMPORT, f"cannot read {name}: {e.strerror or e}")
             return None
         parsed = self._parsed(path, name, text) if text is not None else None
         if parsed is None:

@@ -4,6 +4,7 @@ unprintable text each get a diagnostic with file:line:col, never an internal err
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,20 @@ def test_a_file_cut_before_its_ruleset_line_is_reported_at_the_entry_file(tmp_pa
     err = capsys.readouterr().err
     assert "ruleset.mst:1:1: error: the ruleset has no ruleset declaration" in err
     assert "<ruleset>" not in err and ":0:0" not in err
+
+
+def test_an_unreadable_entry_file_is_reported_at_its_start(tmp_path, capsys, monkeypatch):
+    folder = edited(tmp_path, lambda b: b)
+    entry = (tmp_path / "training" / "ruleset.mst").resolve()
+    read_bytes = Path.read_bytes
+
+    def refuse_the_entry(path: Path) -> bytes:
+        if path == entry:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse_the_entry)
+    assert main(["check", folder]) == 1
+    err = capsys.readouterr().err
+    assert "ruleset.mst:1:1: error: cannot read" in err and "Permission denied" in err
+    assert "<ruleset>" not in err and "internal error" not in err
