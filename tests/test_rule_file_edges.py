@@ -145,3 +145,13 @@ def test_an_unreadable_entry_file_is_reported_at_its_start(tmp_path, capsys, mon
     err = capsys.readouterr().err
     assert "ruleset.mst:1:1: error: cannot read" in err and "Permission denied" in err
     assert "<ruleset>" not in err and "internal error" not in err
+
+
+def test_a_test_file_not_in_utf8_is_located(tmp_path, capsys):
+    folder = edited(tmp_path, lambda b: b)
+    tests = tmp_path / "training" / "tests" / "movement.mst"
+    tests.write_bytes(b"# a test file\n# caf\xe9\n" + tests.read_bytes())
+    assert main(["test", folder]) == 1
+    err = capsys.readouterr().err
+    assert "movement.mst:2:6: error: the file is not UTF-8 text (byte 0xe9 here)" in err
+    assert "codec" not in err and "internal error" not in err
