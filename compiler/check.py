@@ -21,6 +21,7 @@ from compiler.bounds import (
     COUNTERS,
     DIE_FACE,
     DISTANCE,
+    MODIFIER,
     MOVEMENT,
     TURN,
     number_within,
@@ -740,7 +741,8 @@ class Checker:
             if isinstance(amount_src, ast.Paren):
                 amount = self.ec.expr(amount_src.expr, scope, "int")
             elif as_int(amount_src) is not None:
-                amount = ir.Const("int", amount_src.span, as_int(amount_src))
+                n = number_within(self.r, amount_src, "the modifier", MODIFIER)
+                amount = ir.Const("int", amount_src.span, n or 0)
             else:
                 self.r.error(
                     amount_src.span,

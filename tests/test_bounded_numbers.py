@@ -52,6 +52,13 @@ CASES = [
     ("a terrain's cost", "battle.mst", "move 1", "move 500", "'move' 500 is outside 0..99"),
     ("a turn-track turn", "battle.mst", 'turn 2 "Morning"', 'turn 2000 "Morning"', "1..999"),
     ("a table row", "battle.mst", "6..7 ", "6..100000 ", "outside -999..999"),
+    (
+        "a modifier",
+        "battle.mst",
+        '-1                                "Defender in woods"',
+        '-500                              "Defender in woods"',
+        "the modifier -500 is outside -99..99",
+    ),
     ("a constant", "battle.mst", "<= 6 and", "<= 6000000000 and", "a number of 10 digits"),
     ("a restriction's end", "battle.mst", "until turn 2", "until turn 5000", "outside 1..999"),
     (
