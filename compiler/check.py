@@ -24,6 +24,7 @@ from compiler.bounds import (
     MODIFIER,
     MOVEMENT,
     TURN,
+    all_within,
     number_within,
     prop_range,
     within,
@@ -346,7 +347,8 @@ class Checker:
             if line is not None and len(line.values) == 2 and isinstance(line.values[1], ast.Range):
                 r = line.values[1]
                 if r.low is not None and r.high is not None:
-                    die = (int(r.low), int(r.high))
+                    faces = (int(r.low), int(r.high))
+                    die = faces if all_within(self.r, r.span, "'die'", faces, DIE_FACE) else die
         return items[-1], die
 
     def one(self, g: _Gathered, kind: str, required: bool) -> ast.Entity | None:

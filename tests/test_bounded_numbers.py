@@ -130,3 +130,25 @@ def test_the_shipped_battles_are_within_every_range():
             timeout=SECONDS * 2,
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_a_die_inherited_from_a_library_is_bounded(tmp_path):
+    """A battle without a `die` takes its library's, which is held to the same range."""
+    for name in ("series", "monmouth"):
+        shutil.copytree(RULESETS / name, tmp_path / name, ignore=shutil.ignore_patterns("tests"))
+    series = tmp_path / "series" / "ruleset.mst"
+    series.write_text(series.read_text(encoding="utf-8").replace("die 0..9", "die 0..5000", 1))
+    battle = tmp_path / "monmouth" / "ruleset.mst"
+    text = battle.read_text(encoding="utf-8")
+    battle.write_text("\n".join(ln for ln in text.split("\n") if not ln.startswith("    die ")))
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK, str(tmp_path / "monmouth")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=limited,
+        timeout=SECONDS,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "series/ruleset.mst:" in done.stderr
+    assert "'die' 5000 is outside 0..100" in done.stderr
