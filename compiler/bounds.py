@@ -71,9 +71,7 @@ def within(reporter: Reporter, span: Span, what: str, n: int, bound: Bound) -> b
     """Whether `n` lies in `bound`; reported at `span` when it does not."""
     if bound.holds(n):
         return True
-    reporter.error(
-        span, BAD_VALUE, f"{what} {n} is outside {bound.low}..{bound.high}", f"{bound.why}"
-    )
+    reporter.error(span, BAD_VALUE, f"{what} {n} is outside {bound.low}..{bound.high}", bound.why)
     return False
 
 
