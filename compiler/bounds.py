@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from compiler.props import Props, as_int
-from dsl import ast
+from compiler.props import Props
 from dsl.diagnostics import BAD_VALUE, Reporter
 from dsl.source import Span
 
@@ -61,6 +60,9 @@ MODIFIER = Bound(-99, 99, "a die-roll modifier")
 COUNTERS = Bound(0, 999, "a number of counters: a counter mix holds a few hundred")
 TRACK_BOX = Bound(-99, 99, "a box of a track, numbered on its chart in at most two digits")
 
+
+# A restriction's written limit on a unit's move: its allowance, or how many hexes.
+RESTRICTION_LIMITS = {"allowance": MOVEMENT, "max_hexes": DISTANCE}
 
 # Attributes are declared by the rules, their numbers held only to the parser's
 # nine digits; these few the engine reads by name, so their meaning is known.
@@ -105,12 +107,3 @@ def prop_range(p: Props, key: str, bound: Bound, required: bool = False) -> tupl
     if pair is None or not all_within(p.r, value_span(p, key), repr(key), pair, bound):
         return None
     return pair
-
-
-def number_within(reporter: Reporter, v: ast.Expr, what: str, bound: Bound) -> int | None:
-    """A written whole number in `bound`; None when it is not a whole number (the
-    caller reports that) or is out of range (reported here)."""
-    n = as_int(v)
-    if n is None or not within(reporter, v.span, what, n, bound):
-        return None
-    return n

@@ -20,12 +20,10 @@ from compiler.bot_weights import check_bot_weights
 from compiler.bounds import (
     COUNTERS,
     DIE_FACE,
-    DISTANCE,
     MODIFIER,
-    MOVEMENT,
+    RESTRICTION_LIMITS,
     TURN,
     all_within,
-    number_within,
     prop_range,
     within,
 )
@@ -743,8 +741,8 @@ class Checker:
             if isinstance(amount_src, ast.Paren):
                 amount = self.ec.expr(amount_src.expr, scope, "int")
             elif as_int(amount_src) is not None:
-                n = number_within(self.r, amount_src, "the modifier", MODIFIER)
-                amount = ir.Const("int", amount_src.span, n or 0)
+                amount = ir.Const("int", amount_src.span, as_int(amount_src))
+                within(self.r, amount_src.span, "the modifier", amount.value, MODIFIER)
             else:
                 self.r.error(
                     amount_src.span,
@@ -1045,9 +1043,8 @@ class Checker:
                 self.r.error(p.line(kind).span, MISSING, "confined_to needs the zone")
         elif kind in ("allowance", "max_hexes"):
             if len(vals) == 1 and as_int(vals[0]) is not None:
-                bound = MOVEMENT if kind == "allowance" else DISTANCE
-                n = number_within(self.r, vals[0], repr(kind), bound)
-                value = ir.Const("int", vals[0].span, n or 0)
+                value = ir.Const("int", vals[0].span, as_int(vals[0]))
+                within(self.r, vals[0].span, repr(kind), value.value, RESTRICTION_LIMITS[kind])
             elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
                 value = self.ec.expr(vals[0].expr, Scope(CONTEXTS["allowance"].scope()), "int")
             else:
@@ -1068,7 +1065,8 @@ class Checker:
                 and uv[0].id == "turn"
                 and as_int(uv[1]) is not None
             ):
-                until = number_within(self.r, uv[1], "the turn", TURN)
+                until = as_int(uv[1])
+                within(self.r, uv[1].span, "the turn", until, TURN)
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
