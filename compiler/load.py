@@ -130,15 +130,16 @@ class _Loader:
     def _parse(self, path: Path, span: Span | None) -> ast.File | None:
         """A file's syntax tree: from the cache when its text has not changed.
 
-        A file that cannot be read is left for a later import to try again;
-        one whose text cannot be decoded or parsed is done with.
+        A file that cannot be read is reported at the import that names it (the
+        entry file at its start) and left for a later import to try again; one
+        whose text cannot be decoded or parsed is done with.
         """
         name = display_name(path)
         try:
             text = self._text(path, name)
         except OSError as e:
-            if span is not None:
-                self.reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
+            where = span or Span(name, 1, 1, 1, 1)
+            self.reporter.error(where, IMPORT, f"cannot read {name}: {e.strerror or e}")
             return None
         parsed = self._parsed(path, name, text) if text is not None else None
         if parsed is None:
@@ -162,12 +163,18 @@ class _Loader:
         return parsed
 
     def _visit_import(self, importer: Path, decl: ast.Import) -> None:
-        target = _import_target(importer, decl)
+        what = f"{'file' if decl.is_path else 'ruleset'} {_clipped(decl.target)!r}"
+        try:
+            target = _import_target(importer, decl)
+        except (OSError, RuntimeError) as e:  # a name too long, a loop of symbolic links
+            reason = getattr(e, "strerror", None) or str(e)
+            self.reporter.error(decl.span, IMPORT, f"cannot look up {what}: {reason}")
+            return
         if target is None:
             self.reporter.error(
                 decl.span,
                 IMPORT,
-                f"cannot find {'file' if decl.is_path else 'ruleset'} {decl.target!r}",
+                f"cannot find {what}",
                 "a file import is relative to the importing file; a ruleset import "
                 "names a directory beside this ruleset's directory",
             )
@@ -175,7 +182,14 @@ class _Loader:
         self.visit(target, decl.span)
 
 
+def _clipped(name: str, limit: int = 80) -> str:
+    """An imported name as messages show it: a name of thousands of characters cut short."""
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def _import_target(importer: Path, decl: ast.Import) -> Path | None:
+    """The file an import names, or None when there is none; raises OSError when
+    the name cannot be looked up at all (longer than the system allows)."""
     if decl.is_path:
         p = (importer.parent / decl.target).resolve()
         return p if p.is_file() else None

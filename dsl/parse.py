@@ -7,110 +7,19 @@ only syntax errors, reported with file:line:col and what was expected.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-import lark
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import ast
 from dsl.diagnostics import SYNTAX, Reporter
+from dsl.grammar import parser
 from dsl.source import Span
-
-GRAMMAR = Path(__file__).with_name("muster.lark")
-
-
-class Continuation:
-    """Join lines that are not finished: inside brackets, or after an operator or comma.
-
-    `designate_combats(side,` on one line and `must_attack: …)` on the next are
-    one call; `a <= 6 and` followed by `count(…) <= 1` is one condition.
-    """
-
-    always_accept = ("_NL",)
-    OPEN = frozenset({"LPAR", "LSQB"})
-    CLOSE = frozenset({"RPAR", "RSQB"})
-    # Tokens after which a line cannot end. (A line beginning with `then`,
-    # `else`, `and`, `or` or `where` continues the one before: the grammar's
-    # _CONTINUE terminal swallows that newline.)
-    CONTINUES = frozenset(
-        {
-            "COMMA",
-            "EQUAL",
-            "AND",
-            "OR",
-            "NOT",
-            "ADD_OP",
-            "MUL_OP",
-            "COMP_OP",
-            "WHERE",
-            "THEN",
-            "ELSE",
-            "IN",
-            "COLON",
-        }
-    )
-
-    def process(self, stream):
-        depth = 0
-        last = None
-        for tok in stream:
-            if tok.type == "_NL" and (depth > 0 or last in self.CONTINUES):
-                continue
-            if tok.type in self.OPEN:
-                depth += 1
-            elif tok.type in self.CLOSE:
-                depth = max(depth - 1, 0)
-            last = tok.type
-            yield tok
-
-
-def grammar_cache(grammar: str) -> str | bool:
-    """Where Lark keeps the built parse tables between runs, or False for no cache.
-
-    Building the LALR tables takes about a second; loaded from the cache they
-    take a few milliseconds, which is what makes `muster check` and the editor
-    feel instant. The file lives in the user's cache folder (not beside the
-    grammar, so a read-only install still caches). Lark stores a hash of the
-    grammar and its options in the file and rebuilds it when they change; the
-    grammar's hash in the file name keeps worktrees with different grammars
-    from overwriting each other's tables. A cache that cannot be read or
-    written is silently ignored.
-    """
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    folder = Path(root) / "muster"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    if not os.access(folder, os.W_OK):
-        return False
-    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
-    version = f"{sys.version_info[0]}{sys.version_info[1]}"
-    return str(folder / f"grammar-{digest}-lark{lark.__version__}-py{version}.cache")
-
-
-@cache
-def parser() -> Lark:
-    grammar = GRAMMAR.read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        strict=True,
-        propagate_positions=True,
-        maybe_placeholders=True,
-        postlex=Continuation(),
-        cache=grammar_cache(grammar),
-    )
-
 
 # Names of terminals as a designer would say them, for "expected ..." messages.
 _FRIENDLY = {
@@ -163,9 +72,10 @@ def _expected(allowed: set[str]) -> str:
 # operator): deeper ones are refused with their place rather than
 # overflowing the checker's recursion or the generated Python's parser.
 MAX_NESTING = 100
-# Longest whole number a rule file may write: bigger is a typo, and Python
-# refuses to read numbers of thousands of digits.
-MAX_DIGITS = 18
+# Longest whole number a rule file may write: a game's numbers stay within
+# ±10⁹ (what a save holds, docs/reliability.md), so a longer one is a typo;
+# each value's own range (a map's rows, a die's faces) is checked later.
+MAX_DIGITS = 9
 
 
 def decode_source(data: bytes, filename: str, reporter: Reporter) -> str | None:
@@ -448,14 +358,19 @@ class _ToAst(Transformer):
     def q(self, tok: Token) -> str:
         return _unquote(tok, self.f, self.reporter)
 
-    def _digits(self, tok: Token) -> None:
-        if len(str(tok).lstrip("+-")) > MAX_DIGITS:
-            self.reporter.error(
-                _tok_span(self.f, tok),
-                SYNTAX,
-                f"a number of {len(str(tok).lstrip('+-'))} digits",
-                f"whole numbers in rule files have at most {MAX_DIGITS} digits",
-            )
+    def _digits(self, tok: Token) -> bool:
+        """Report each whole number of the token (a range or odds have two) longer
+        than MAX_DIGITS; whether all are short enough."""
+        lengths = [len(digits) for digits in re.findall(r"[0-9]+", str(tok))]
+        for digits in lengths:
+            if digits > MAX_DIGITS:
+                self.reporter.error(
+                    _tok_span(self.f, tok),
+                    SYNTAX,
+                    f"a number of {digits} digits",
+                    f"whole numbers in rule files have at most {MAX_DIGITS} digits",
+                )
+        return max(lengths, default=0) <= MAX_DIGITS
 
     def s(self, meta) -> Span:
         return _span(self.f, meta)
@@ -619,6 +534,7 @@ class _ToAst(Transformer):
         return ast.Slash(span=self.s(meta), parts=tuple(items))
 
     def range(self, meta, items):
+        self._digits(items[0])
         text = str(items[0])
         low, _, high = text.partition("..")
         return ast.Range(span=self.s(meta), low=low or None, high=high or None)
@@ -814,6 +730,8 @@ class _ToAst(Transformer):
         return ast.String(span=self.s(meta), value=self.q(items[0]))
 
     def odds(self, meta, items):
+        if not self._digits(items[0]):
+            return ast.Odds(span=self.s(meta), attack=1, defend=1)  # reported: never checked
         a, d = str(items[0]).split(":")
         return ast.Odds(span=self.s(meta), attack=int(a), defend=int(d))
 

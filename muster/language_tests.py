@@ -68,7 +68,7 @@ from compiler.check.maps import grid_of
 from compiler.load import display_name, resolve_ruleset
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
-from dsl.parse import parse_text
+from dsl.parse import decode_source, parse_text
 from dsl.source import SourceFiles
 from engine import instructions as ins
 from engine.nodes import RulesError
@@ -122,13 +122,20 @@ def test_files(entry: Path) -> list[Path]:
     return sorted(test_folder(entry).glob("*.mst"))
 
 
+def _parsed(path: Path, reporter: Reporter) -> ast.File | None:
+    """A test file's syntax tree; bytes that are not UTF-8 are reported at the first bad one."""
+    name = display_name(path)
+    text = decode_source(path.read_bytes(), name, reporter)
+    return parse_text(text, name, reporter) if text is not None else None
+
+
 def collect(files: list[Path], rules: ir.Ruleset, reporter: Reporter) -> list[LanguageTest]:
     """The `test` declarations of the files, their names checked against the battle."""
     tests: list[LanguageTest] = []
     seen: dict[str, str] = {}
     names = _Names(rules)
     for path in files:
-        parsed = parse_text(path.read_text(encoding="utf-8"), display_name(path), reporter)
+        parsed = _parsed(path, reporter)
         if parsed is None:
             continue
         for decl in parsed.decls:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import ir
+from compiler.check.bounds import MODIFIER, within
 from compiler.check.bot_weights import check_bot_weights
 from compiler.check.collect import Declarations
 from compiler.check.conditions import Restrictions, conceal, victory, when
@@ -162,6 +163,7 @@ class _BodyChecker:
         if isinstance(v, ast.Paren):
             return self.ec.expr(v.expr, scope, "int")
         if as_int(v) is not None:
+            within(self.r, v.span, "the modifier", as_int(v), MODIFIER)
             return ir.Const("int", v.span, as_int(v))
         self.r.error(
             v.span,

@@ -7,6 +7,7 @@ Each reads its `when` in the context the engine tests it in (`unit` and
 from __future__ import annotations
 
 from compiler import ir
+from compiler.check.bounds import RESTRICTION_LIMITS, TURN, within
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import Scope
 from compiler.check.forces import ForcesChecker
@@ -125,6 +126,7 @@ class Restrictions:
         """`allowance N` or `allowance (expression)` (and `max_hexes` alike)."""
         vals = p.values(kind)
         if len(vals) == 1 and as_int(vals[0]) is not None:
+            within(self.r, vals[0].span, repr(kind), as_int(vals[0]), RESTRICTION_LIMITS[kind])
             return ir.Const("int", vals[0].span, as_int(vals[0]))
         if len(vals) == 1 and isinstance(vals[0], ast.Paren):
             scope = Scope(CONTEXTS["allowance"].scope())
@@ -147,6 +149,7 @@ class Restrictions:
             and uv[0].id == "turn"
             and as_int(uv[1]) is not None
         ):
+            within(self.r, uv[1].span, "the turn", as_int(uv[1]), TURN)
             return as_int(uv[1])
         self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         return None

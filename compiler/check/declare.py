@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import ir
+from compiler.check.bounds import COUNTERS, within
 from compiler.check.collect import Declarations
 from compiler.check.defines import Definitions
 from compiler.check.expressions import Entity
@@ -78,7 +79,7 @@ class _Bags:
         p = Props(d, self.r, BAG_KEYS)
         contents: list[str] = []
         for v in p.values("contents"):
-            contents.extend(self.markers(v))
+            contents.extend(self.counted(contents, v))
         if not p.has("contents"):
             self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
         return ir.Bag(
@@ -89,6 +90,11 @@ class _Bags:
             d.span,
             self.seen_by(d, p),
         )
+
+    def counted(self, contents: list[str], v: ast.Expr) -> list[str]:
+        """The markers `v` adds, while the bag's counters stay a counter mix's."""
+        more = self.markers(v)
+        return more if within(self.r, v.span, "the bag's counters", len(contents) + len(more), COUNTERS) else []
 
     def markers(self, v: ast.Expr) -> list[str]:
         """`marker` for one copy of a marker, `marker(2)` for two."""
@@ -102,7 +108,7 @@ class _Bags:
 
     def copies(self, v: ast.Call) -> int:
         count = as_int(v.args[0]) if len(v.args) == 1 else None
-        if not count:
+        if count is None or count < 1 or count > COUNTERS.high:
             self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
             return 0
         return count

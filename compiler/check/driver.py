@@ -55,7 +55,7 @@ def check_files(files: tuple[ast.File, ...], entry: Path, reporter: Reporter) ->
     tools = Tools.new(reporter)
     decls = collect(files, reporter, tools.names)
     reporter.check()
-    header = read_header(decls, reporter)
+    header = read_header(decls, reporter, files[-1].path if files else str(entry))
     parts = build_kinds(tools, decls, header)
     procs = patched_procedures(decls, reporter)
     declared = declare(tools, decls, procs)

@@ -29,10 +29,23 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from compiler import ir
+from compiler.check.bounds import (
+    ATTRIBUTES,
+    COUNTERS,
+    MORALE,
+    MOVEMENT,
+    STRENGTH,
+    TURN,
+    Bound,
+    all_within,
+    prop_int,
+    value_span,
+    within,
+)
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import ExprChecker, Scope, Symbols
-from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from compiler.map.hexmap import LABEL
+from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
@@ -126,8 +139,8 @@ class ForcesChecker:
             )
         return name
 
-    def per_step(self, p: Props, key: str) -> tuple[int, ...]:
-        """`4 / 2` (full, reduced) or `4`: one whole number per step."""
+    def per_step(self, p: Props, key: str, bound: Bound) -> tuple[int, ...]:
+        """`4 / 2` (full, reduced) or `4`: one whole number per step, each in `bound`."""
         line = p.line(key)
         if line is None:
             return ()
@@ -138,6 +151,8 @@ class ForcesChecker:
                 BAD_VALUE,
                 f"{key} is a number per step, full strength first: `{key} 4 / 2`",
             )
+            return ()
+        if not all_within(self.r, value_span(p, key), repr(key), nums, bound):
             return ()
         return nums
 
@@ -251,8 +266,12 @@ class ForcesChecker:
         return None
 
     def _int_attribute(self, line: ast.Line, values: tuple[str, ...]) -> int | None:
+        """A whole number; one the engine reads by name (`range`) is held to its bound."""
         vals = line.values[1:]
-        return as_int(vals[0]) if len(vals) == 1 else None
+        n = as_int(vals[0]) if len(vals) == 1 else None
+        if n is not None and line.key in ATTRIBUTES:
+            within(self.r, vals[0].span, repr(line.key), n, ATTRIBUTES[line.key])
+        return n
 
     def _name_attribute(self, line: ast.Line, values: tuple[str, ...]) -> str | None:
         """A name, one of the attribute's listed values when it lists them."""
@@ -347,13 +366,7 @@ class ForcesChecker:
 
     def marker(self, d: ast.Entity) -> ir.Marker:
         p = Props(d, self.r, MARKER_KEYS)
-        count = p.int("count", required=True) or 0
-        if count < 0:
-            self.r.error(
-                p.line("count").span,
-                BAD_VALUE,
-                "count is how many such markers the counter mix has",
-            )
+        count = prop_int(p, "count", COUNTERS, required=True) or 0
         side = self.ref(p, "side", "side") or ""
         back = self.back(p)
         return ir.Marker(
@@ -390,10 +403,10 @@ class ForcesChecker:
         side = self.ref(p, "side", "side", required=True) or ""
         utype = None if leader else self.ref(p, "type", "unit type", required=True)
         strengths = () if leader else self._check_strength(d, p)
-        rifle = self.per_step(p, "rifle_strength")
-        morales = self.per_step(p, "morale")
+        rifle = self.per_step(p, "rifle_strength", STRENGTH)
+        morales = self.per_step(p, "morale", MORALE)
         self._check_steps_match(p, strengths, {"rifle_strength": rifle, "morale": morales})
-        movement = p.int("movement", 0, required=True) or 0
+        movement = prop_int(p, "movement", MOVEMENT, required=True) or 0
         setup = self._check_setup(p)
         entry = self.entry(p)
         self._check_setup_or_entry(p, setup, entry)
@@ -430,7 +443,7 @@ class ForcesChecker:
 
     def _check_strength(self, d: ast.Entity, p: Props) -> tuple[int, ...]:
         """A combat unit's strength per step; the one property it cannot do without."""
-        strengths = self.per_step(p, "strength")
+        strengths = self.per_step(p, "strength", STRENGTH)
         if not strengths and not p.has("strength"):
             self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
         return strengths
@@ -518,6 +531,8 @@ class ForcesChecker:
             )
             return None
         turn, places, variable = words
+        if not within(self.r, line.values[1].span, "the turn of entry", turn, TURN):
+            return None
         hexes = tuple(h for v in places for h in self.hexes_of(v))
         return ir.Entry(turn, hexes, variable)
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.check.collect import NO_FILE, Declarations
+from compiler.check.bounds import DIE_FACE, TURN, all_within, prop_range
+from compiler.check.collect import Declarations
 from compiler.check.props import Props
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
+from dsl.source import Span
 
 RULESET_KEYS = {"source", "die", "turns", "start", "library"}
 
@@ -28,27 +30,34 @@ class Header:
     start: str
 
 
-def read_header(decls: Declarations, reporter: Reporter) -> Header:
-    """The entry's ruleset declaration, checked; raises `CompileError` when there is none."""
-    decl, inherited_die = _entry_declaration(decls, reporter)
+def read_header(decls: Declarations, reporter: Reporter, entry: str) -> Header:
+    """The entry's ruleset declaration, checked; raises `CompileError` when there is none
+    (reported at the start of the entry file, `entry` as diagnostics name it)."""
+    decl, inherited_die = _entry_declaration(decls, reporter, entry)
     reporter.check()
     assert decl is not None
     p = Props(decl, reporter, RULESET_KEYS)
     library = p.flag("library")
     source = _source(p, reporter)
-    die = p.range("die", required=inherited_die is None) or inherited_die or (0, 9)
-    turns = p.range("turns", required=not library) or (1, 1)
+    die = prop_range(p, "die", DIE_FACE, required=inherited_die is None)
+    die = die or inherited_die or (0, 9)
+    turns = prop_range(p, "turns", TURN, required=not library) or (1, 1)
     start = p.name("start", "game") or "game"
     return Header(decl, library, source, die, turns, start)
 
 
 def _entry_declaration(
-    decls: Declarations, reporter: Reporter
+    decls: Declarations, reporter: Reporter, entry: str
 ) -> tuple[ast.Entity | None, tuple[int, int] | None]:
     """The entry file's ruleset declaration and the die an imported one gives."""
     items = decls.of("ruleset")
     if not items:
-        reporter.error(NO_FILE, MISSING, "the ruleset has no ruleset declaration")
+        reporter.error(
+            Span(entry, 1, 1, 1, 1),
+            MISSING,
+            "the ruleset has no ruleset declaration",
+            'declare `ruleset NAME "Title" { … }` in this file or a file it imports',
+        )
         return None, None
     files = [d.span.file for d in items]
     for d in items[1:]:
@@ -56,7 +65,9 @@ def _entry_declaration(
             reporter.error(d.span, DUPLICATE, "one ruleset declaration per file")
     die = None
     for d in items[:-1]:
-        die = _die_of(d) or die
+        faces = _die_of(d)
+        if faces and all_within(reporter, d.span, "'die'", faces, DIE_FACE):
+            die = faces
     return items[-1], die
 
 

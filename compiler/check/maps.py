@@ -22,8 +22,9 @@ import itertools
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.check.props import Props, describe, prov_of
+from compiler.check.bounds import MAP_COLUMN, MAP_ROW, SIGHT, prop_int, prop_range
 from compiler.map.hexmap import EDGES, LABEL, Grid, run_between
+from compiler.check.props import Props, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
@@ -105,8 +106,8 @@ def check_map(
     by_name = {f.name: f for f in features}
     props = Props(decl, reporter, MAP_KEYS, keyed_only=False)
     _check_line_keys(props, MAP_KEYS | MAP_LINES | terrain_names | set(by_name), reporter)
-    cols = props.range("columns", required=True)
-    rows = props.range("rows", required=True)
+    cols = prop_range(props, "columns", MAP_COLUMN, required=True)
+    rows = prop_range(props, "rows", MAP_ROW, required=True)
     shifted = _check_shifted(decl, props)
     default = _check_default(props, terrain_names, reporter)
     los_range = _check_los_range(props)
@@ -166,10 +167,8 @@ def _check_default(props: Props, terrain_names: set[str], reporter: Reporter) ->
 
 
 def _check_los_range(props: Props) -> int | None:
-    los_range = props.int("los_range")
-    if los_range is not None and los_range < 0:
-        props.error(props.line("los_range").span, "los_range is a number of hexes, 0 or more")
-    return los_range
+    """`los_range N`: how many hexes a line of sight reaches."""
+    return prop_int(props, "los_range", SIGHT)
 
 
 class _MapLines:

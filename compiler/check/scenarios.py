@@ -37,10 +37,11 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from compiler import ir
+from compiler.check.bounds import TURN, prop_range, within
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import ExprChecker, Scope, Symbols
-from compiler.check.props import Props, as_int, describe, prov_of
 from compiler.map.hexmap import LABEL
+from compiler.check.props import Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
@@ -221,6 +222,8 @@ class ScenarioChecker:
         if turn is None:
             self.r.error(line.span, BAD_VALUE, "a reinforcement line is `TURN at HEX units…`")
             return None
+        if not within(self.r, vals[0].span, "the turn of entry", turn, TURN):
+            return None
         hexes = self.hexes(vals[2]) or ()
         units = tuple(u for u in (self.placed(v) for v in vals[3:]) if u is not None)
         return ir.ScenarioEntry(turn, hexes, units, decl_prov.merged(prov_of(line.prov)), line.span)
@@ -230,7 +233,7 @@ class ScenarioChecker:
         # `order` may be given for several turns: its lines are read one by one below.
         p = Props(d, self.r, KEYS - {"order"}, keyed_only=False)
         decl_prov = prov_of(d.prov)
-        turns = p.range("turns", required=True) or (1, 1)
+        turns = prop_range(p, "turns", TURN, required=True) or (1, 1)
         values = self._start_values(d, decl_prov)
         orders, order_provs = self._orders(d, decl_prov)
         off = self.switch_list(p, "rules_not_used")
@@ -290,6 +293,8 @@ class ScenarioChecker:
         sides = self._sides(vals[1:])
         if turn is None or not sides:
             self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")
+            return None
+        if not within(self.r, vals[0].span, "the turn", turn, TURN):
             return None
         return turn, sides
 

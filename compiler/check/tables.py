@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from compiler import ir
+from compiler.check.bounds import TABLE_ROW, all_within
 from compiler.check.props import Props, as_int, code_text, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, TABLE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
@@ -255,6 +256,9 @@ def _row(
             TABLE,
             f"a row starts with a range such as 2..3 or a name, not {describe(first)}",
         )
+        return None
+    ends = [n for n in start[:2] if n is not None]
+    if not all_within(r, first.span, "the row's number", ends, TABLE_ROW):
         return None
     cells_src = line.values[1:]
     if len(cells_src) != ncols:

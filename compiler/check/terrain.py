@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from compiler import ir
+from compiler.check.bounds import MOVE_COST, within
 from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, MISSING, Reporter, did_you_mean, hint_note
@@ -180,6 +181,8 @@ def _mp(v: ast.Expr, key: str, minimum: int, r: Reporter) -> int | None:
             f"{key!r} takes a whole number of movement points from {minimum} up, "
             f"or - for prohibited, not {describe(v)}",
         )
+        return minimum
+    if not within(r, v.span, repr(key), n, MOVE_COST):
         return minimum
     return n
 

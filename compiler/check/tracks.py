@@ -25,6 +25,7 @@ import itertools
 from collections.abc import Callable
 
 from compiler import ir
+from compiler.check.bounds import TRACK_BOX, TURN, all_within, within
 from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
@@ -137,6 +138,8 @@ def _turn(
             'write `turn N "label"`, then data in braces if the turn has any',
         )
         return None
+    if not within(r, vals[0].span, "the turn", number, TURN):
+        return None
     turn_prov = decl_prov.merged(prov_of(line.prov))
     own: dict[str, ir.Prov] = {}
     data = _data(line.block, r, "turn", own)
@@ -184,6 +187,9 @@ def _level(line: ast.Line, r: Reporter, decl_prov: ir.Prov) -> ir.Level | None:
         r.error(line.span, BAD_VALUE, 'a level is `name "Title" low..high { values }`')
         return None
     low, high = bounds
+    ends = [n for n in bounds if n is not None]
+    if not all_within(r, vals[2].span, "the level's box", ends, TRACK_BOX):
+        return None
     return ir.Level(
         vals[0].id,
         vals[1].value,

@@ -4,6 +4,7 @@ unprintable text each get a diagnostic with file:line:col, never an internal err
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -72,6 +73,12 @@ CASES = [
         BATTLE.count(b"\n") + 2,
     ),
     (
+        "an import of a 10,000-character name",
+        appended(b'import "' + b"x" * 10000 + b'.mst"'),
+        "File name too long",
+        BATTLE.count(b"\n") + 2,
+    ),
+    (
         "2,000 chained nots",
         appended(b'define nots "Nots" = ' + b"not " * 2000 + b"true"),
         "nested more than 100 deep",
@@ -102,3 +109,49 @@ def test_the_allowed_escapes_still_read(tmp_path, capsys):
 
     rules, _ = compile_ruleset(folder)
     assert any(u.short == 'G"d\\' for u in rules.units)
+
+
+def test_an_import_of_a_symbolic_link_loop_is_located(tmp_path, capsys):
+    folder = edited(tmp_path, appended(b'import "loop_a.mst"'))
+    (tmp_path / "training" / "loop_a.mst").symlink_to("loop_b.mst")
+    (tmp_path / "training" / "loop_b.mst").symlink_to("loop_a.mst")
+    assert main(["check", folder]) == 1
+    err = capsys.readouterr().err
+    line = BATTLE.count(b"\n") + 2
+    assert f"battle.mst:{line}:1: error: cannot look up file 'loop_a.mst'" in err
+    assert "internal error" not in err
+
+
+def test_a_file_cut_before_its_ruleset_line_is_reported_at_the_entry_file(tmp_path, capsys):
+    folder = edited(tmp_path, lambda b: b[: b.index(b"ruleset training")])
+    assert main(["check", folder]) == 1
+    err = capsys.readouterr().err
+    assert "ruleset.mst:1:1: error: the ruleset has no ruleset declaration" in err
+    assert "<ruleset>" not in err and ":0:0" not in err
+
+
+def test_an_unreadable_entry_file_is_reported_at_its_start(tmp_path, capsys, monkeypatch):
+    folder = edited(tmp_path, lambda b: b)
+    entry = (tmp_path / "training" / "ruleset.mst").resolve()
+    read_bytes = Path.read_bytes
+
+    def refuse_the_entry(path: Path) -> bytes:
+        if path == entry:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse_the_entry)
+    assert main(["check", folder]) == 1
+    err = capsys.readouterr().err
+    assert "ruleset.mst:1:1: error: cannot read" in err and "Permission denied" in err
+    assert "<ruleset>" not in err and "internal error" not in err
+
+
+def test_a_test_file_not_in_utf8_is_located(tmp_path, capsys):
+    folder = edited(tmp_path, lambda b: b)
+    tests = tmp_path / "training" / "tests" / "movement.mst"
+    tests.write_bytes(b"# a test file\n# caf\xe9\n" + tests.read_bytes())
+    assert main(["test", folder]) == 1
+    err = capsys.readouterr().err
+    assert "movement.mst:2:6: error: the file is not UTF-8 text (byte 0xe9 here)" in err
+    assert "codec" not in err and "internal error" not in err

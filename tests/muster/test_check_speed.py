@@ -1,4 +1,4 @@
-"""What keeps `muster check` fast: no map libraries imported, Lark's tables cached.
+"""What keeps `muster check` fast: no map libraries imported, Lark's tables shipped.
 
 Timing itself is measured in benchmarks/bench_check.py, never asserted here.
 """
@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from dsl import parse
+from dsl import grammar
 from tests.conftest import RULESETS
 
 HEAVY = ("shapely", "networkx", "numpy")
@@ -28,43 +28,40 @@ def test_check_imports_no_map_library():
     assert out.strip().splitlines()[-1] == "[]"
 
 
-def test_grammar_cache_is_written_and_read(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    grammar = parse.GRAMMAR.read_text(encoding="utf-8")
-    path = parse.grammar_cache(grammar)
-    assert isinstance(path, str) and path.startswith(str(tmp_path / "muster"))
-    code = "from dsl.parse import parser; parser()"
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
-    assert os.path.getsize(path) > 1000
-    # Another grammar gets another file: worktrees do not overwrite each other.
-    assert parse.grammar_cache(grammar + "\n") != path
+def test_shipped_parser_tables_are_current():
+    """The tables shipped in the package were built from this grammar by this Lark."""
+    text = grammar.GRAMMAR.read_text(encoding="utf-8")
+    assert grammar.load_tables(grammar.TABLES, text) is not None, (
+        f"{grammar.TABLES} is stale: run `python -m dsl.grammar`"
+    )
 
 
-def test_unwritable_cache_folder_means_no_cache(tmp_path, monkeypatch):
-    blocked = tmp_path / "file"
-    blocked.write_text("not a folder")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert parse.grammar_cache("grammar") is False
-
-
-def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    path = parse.grammar_cache(parse.GRAMMAR.read_text(encoding="utf-8"))
-    assert isinstance(path, str)
-    with open(path, "wb") as f:
-        f.write(b"garbage\n\x80\x04truncated")
+def test_parser_reads_and_writes_nothing_in_home(tmp_path):
+    """`muster check` (and replay, which parses the same way) loads the shipped tables:
+    it builds no parser and touches neither the home folder nor a cache folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o500)
     code = (
-        "from dsl.parse import parse_text\n"
-        "from dsl.diagnostics import Reporter\n"
-        "from dsl.source import SourceFiles\n"
-        "assert parse_text(SOURCE, 'x.mst', Reporter(SourceFiles())) is not None\n"
-    ).replace("SOURCE", repr(SOURCE))
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+        "import lark\n"
+        "from muster.cli import main\n"
+        "lark.Lark.__init__ = None  # building the parser from the grammar would fail\n"
+        f"raise SystemExit(main(['check', {str(RULESETS / 'training')!r}]))\n"
+    )
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    assert os.path.getsize(path) > 1000  # rebuilt and written again
+    assert list(home.iterdir()) == []
 
 
-SOURCE = (RULESETS / "training" / "ruleset.mst").read_text(encoding="utf-8")
+def test_stale_or_corrupt_tables_are_not_used(tmp_path):
+    text = grammar.GRAMMAR.read_text(encoding="utf-8")
+    tables = tmp_path / "tables.pickle"
+    grammar.write_tables(tables)
+    assert grammar.load_tables(tables, text) is not None
+    assert grammar.load_tables(tables, text + "\n") is None  # another grammar
+    tables.write_bytes(tables.read_bytes()[:1000])
+    assert grammar.load_tables(tables, text) is None
+    tables.write_bytes(b"garbage\n\x80\x04truncated")
+    assert grammar.load_tables(tables, text) is None
+    assert grammar.load_tables(tmp_path / "missing", text) is None
