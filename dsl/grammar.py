@@ -5,7 +5,7 @@ takes a few milliseconds, which is what makes `muster check` and the editor
 feel instant. The built tables ship inside the package (`muster.lark.pickle`,
 beside the grammar), so no command reads or writes a cache in the user's
 home. `python -m dsl.grammar` rebuilds them after the grammar changes
-(`tests/test_check_speed.py` fails while they are stale). Tables that do not
+(`tests/muster/test_check_speed.py` fails while they are stale). Tables that do not
 match the grammar or the installed Lark are not used: the parser is then
 built from the grammar in memory, slower but the same.
 """

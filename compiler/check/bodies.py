@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import ir
-from compiler.check.bounds import MODIFIER, within
 from compiler.check.bot_weights import check_bot_weights
+from compiler.check.bounds import MODIFIER, within
 from compiler.check.collect import Declarations
 from compiler.check.conditions import Restrictions, conceal, victory, when
 from compiler.check.declare import Declared

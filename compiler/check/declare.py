@@ -94,7 +94,11 @@ class _Bags:
     def counted(self, contents: list[str], v: ast.Expr) -> list[str]:
         """The markers `v` adds, while the bag's counters stay a counter mix's."""
         more = self.markers(v)
-        return more if within(self.r, v.span, "the bag's counters", len(contents) + len(more), COUNTERS) else []
+        return (
+            more
+            if within(self.r, v.span, "the bag's counters", len(contents) + len(more), COUNTERS)
+            else []
+        )
 
     def markers(self, v: ast.Expr) -> list[str]:
         """`marker` for one copy of a marker, `marker(2)` for two."""

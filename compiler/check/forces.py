@@ -44,8 +44,8 @@ from compiler.check.bounds import (
 )
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import ExprChecker, Scope, Symbols
-from compiler.map.hexmap import LABEL
 from compiler.check.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.map.hexmap import LABEL
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,

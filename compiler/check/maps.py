@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from compiler import ir
 from compiler.check.bounds import MAP_COLUMN, MAP_ROW, SIGHT, prop_int, prop_range
-from compiler.map.hexmap import EDGES, LABEL, Grid, run_between
 from compiler.check.props import Props, describe, prov_of
+from compiler.map.hexmap import EDGES, LABEL, Grid, run_between
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,

@@ -40,8 +40,8 @@ from compiler import ir
 from compiler.check.bounds import TURN, prop_range, within
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import ExprChecker, Scope, Symbols
-from compiler.map.hexmap import LABEL
 from compiler.check.props import Props, as_int, describe, prov_of
+from compiler.map.hexmap import LABEL
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
