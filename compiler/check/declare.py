@@ -112,7 +112,10 @@ class _Bags:
 
     def copies(self, v: ast.Call) -> int:
         count = as_int(v.args[0]) if len(v.args) == 1 else None
-        if count is None or count < 1 or count > COUNTERS.high:
+        if count is not None and count > COUNTERS.high:
+            within(self.r, v.span, "the bag's counters", count, COUNTERS)
+            return 0
+        if count is None or count < 1:
             self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
             return 0
         return count
