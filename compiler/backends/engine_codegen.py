@@ -69,7 +69,7 @@ LABELS_WIDTH = WIDTH - 16
 # Lists of hexes this long or longer (and every zone) are module constants, not literals.
 HEX_SET_MIN = 4
 # Things the rules name that the engine numbers: the prefix of their module constants
-# (`UNIT__RED_GUARD = 0`), in the order the module writes them.
+# (`UNIT__FIRST_FOOT = 0`), in the order the module writes them.
 NAMED_INDEX = {
     "side": "SIDE",
     "unit": "UNIT",
@@ -245,7 +245,7 @@ class Codegen:
         return out
 
     def named(self, kind: str, name: str) -> str:
-        """The module constant of a side, unit, hex, … of the rules (`UNIT__RED_GUARD`),
+        """The module constant of a side, unit, hex, … of the rules (`UNIT__FIRST_FOOT`),
         written once at the top of the module for the code to read by name."""
         value = self.index[kind][name]
         constant = f"{NAMED_INDEX[kind]}__{constant_name(str(name))}"
@@ -1187,7 +1187,7 @@ def joined(parts: list[str], width: int) -> list[str]:
 
 
 def constant_name(name: str) -> str:
-    """`RED_GUARD` from `red_guard`: a name of the rules as a constant's."""
+    """`FIRST_FOOT` from `first_foot`: a name of the rules as a constant's."""
     return re.sub(r"\W+", "_", name).strip("_").upper()
 
 

@@ -8,8 +8,8 @@ the owner must take one that ends in a hex the rules would rather avoid
 (`avoid`: next to an enemy unit, 13.21/13.24) only when no other exists, and
 must step toward the friendly map edge (or the `toward` hexes) when he can
 (13.21); where the rules give `also_toward` too, a step toward either goal
-will do, and the owner chooses (Monmouth 4.8: Morgan's Detachment may also
-retreat toward the southern edge). A unit that cannot retreat the full
+will do, and the owner chooses (a battle's special rule may let some units
+retreat toward a second map edge as well). A unit that cannot retreat the full
 distance is captured (13.23) — unless it is a full-strength two-step unit
 stopped only by stacking, whose owner may instead reduce it and retreat
 (13.23 exception); the rules' `step_loss` procedure then applies that
