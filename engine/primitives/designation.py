@@ -435,8 +435,10 @@ class DesignateCombats(Primitive):
     def _legal(self, s: State, frame: Frame, pos: _Position) -> tuple[list[int], bool]:
         """The designations that keep every obligation possible, the units that may
         be left out of the combat just designated, and whether the attacker may
-        pass: when nothing more is owed, no combat is left to designate, or no
-        action keeps every obligation possible."""
+        pass: when nothing more is owed, or no action keeps every obligation
+        possible. A stack committed whole against one of two enemy hexes must
+        hold a unit back for the other (12.13): the pass waits while a unit may
+        still be left out, even when no combat is left to designate."""
         space = s.game.actions
         options = pos.designations(pos.committed, frozenset())
         legal = [
@@ -445,7 +447,7 @@ class DesignateCombats(Primitive):
             if pos.may_commit(a_hexes, d_hexes)
         ]
         legal += [space.unit(u) for u in self._left_out(s, frame, pos)]
-        return legal, not pos.obligations or not legal or not options
+        return legal, not pos.obligations or not legal
 
     def run(self, s: State, frame: Frame) -> Node | None:
         if frame.b["done"]:

@@ -111,6 +111,25 @@ def test_a_rifle_unit_stacked_with_attackers_may_stay_out_of_their_combat(game):
     assert not designating(s)
 
 
+def test_a_stack_attacking_one_neighbour_must_hold_a_unit_back_for_the_other(game):
+    """§ series 12.13 ("All enemy units which are adjacent to friendly units must
+    be attacked") with 12.15: the two N.J. regiments stacked in 1003 between the
+    Guards in 1103 and the Grenadiers in 1002, both committed against the Guards:
+    the pass is refused until one of them is held back and attacks the
+    Grenadiers (issue 27, item 3: the pass was offered and 1002 went unattacked)."""
+    s = position(
+        game, {"nj_1": "1003", "nj_2": "1003", "guards": "1103", "grenadiers": "1002"}, DESIGNATE
+    )
+    answer(s, "attack 1103 from 1003")
+    assert "pass" not in offered(s)
+    answer(s, "hold back 2nd N.J. from attack 1")
+    assert "pass" not in offered(s)
+    answer(s, "attack 1002 from 1003")
+    assert not designating(s)
+    attacked = {u for c in s.combats for u in c.defenders}
+    assert attacked == {game.unit_by_name["guards"], game.unit_by_name["grenadiers"]}
+
+
 # ---------------------------------------------------------------- 13.1 PIN case A
 
 
