@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '996f49455c646faf2e452d312a19b6ba6c623a6fd530c21d599ae1b59c0f5253'
+RULES_HASH = '307ca1166e7acaf37bc8f989da270bbe28abf9b4022babf85447ec342e3cde1b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

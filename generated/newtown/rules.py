@@ -562,18 +562,18 @@ def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_ru
 def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:371': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
 
-def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:439': 'A woods, orchard or corn hex' § newtown 5.8
+def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:449': 'A woods, orchard or corn hex' § newtown 5.8
     return (((q.terrain(s, a_h) == TERRAIN__WOODS) or (q.terrain(s, a_h) == TERRAIN__ORCHARD)) or (q.terrain(s, a_h) == TERRAIN__CORN))
 
-def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:444': 'The Indians may withdraw' § newtown 5.8
+def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:454': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
         and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:473': "Where a side's retreats lead" § newtown 3.2
+def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:483': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
 
-def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:512': 'Evasion DRM' § newtown 5.9
+def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:522': 'Evasion DRM' § newtown 5.9
     return ((-1) - (1 if q.in_zoc(s, a_h, define__enemy_rifles_next_to(s, a_h, a_side)) else 0))
 
 def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit' § newtown 6.1
@@ -658,17 +658,17 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:479' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:489' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
-def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:480' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:490' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:483' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:493' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:484' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:494' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:485' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:495' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:482' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:492' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
@@ -1071,11 +1071,11 @@ def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/c
     return define__attacker_lead_candidates(s, b['combat'])
 def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:247' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:450' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:460' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
-def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:453' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:463' § series 12.23; newtown 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], True)
-def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:457' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:467' § series 12.23; newtown 5.8
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69' § series 12.23; newtown 5.1.2
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0]
@@ -1411,31 +1411,33 @@ def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/i
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
         b['stacks'])))
 
-def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:416' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:425' § newtown 5.7
     return s.vars['pinned'][b['unit']]
-def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:417' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:426' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
-def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:419' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:428' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
-def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:423' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:432' § newtown 5.7
     return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
-def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:424' § newtown 5.7
-    return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
-        and (not UNIT_PROPS['artillery'][e0])))
-def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:425' § newtown 5.7
+def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:433' § newtown 5.7
+    return tuple(e0 for e0 in q.units_around(s, b['vacated']) if ((((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
+        and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['advanced_before_combat'][e0])))
+def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:434' § newtown 5.7
     return (b['follower'] != NONE_INDEX)
-def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:426' § newtown 5.7
+def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:435' § newtown 5.7
     e.advance_to(s, b['follower'], b['vacated'])
+def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:436' § newtown 5.7
+    e.set_at(s, 'advanced_before_combat', b['follower'], True)
 
-def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:497' § newtown 5.9
+def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § newtown 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': define__retreat_goal(s, SIDE__INDIAN),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
-def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:517' § newtown 5.9
+def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:527' § newtown 5.9
     return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], q.side(s, b['unit']))}
-def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:519' § newtown 5.9
+def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:529' § newtown 5.9
     e.lose_step(s, b['unit'])
-def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520' § newtown 5.9
+def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:530' § newtown 5.9
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
 def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
@@ -1760,7 +1762,7 @@ def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
 def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225' § newtown 5.4.3
     return s.vars['failed_resolve'][b['unit']]
-def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:466' § newtown 5.8
+def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:476' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
 def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
@@ -2316,8 +2318,8 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (479, 480, 479,
-                482), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (489, 490, 489,
+                492), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
@@ -3054,7 +3056,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 201, 202, 203, 205, 205, 205, 206, 205, 211, 212, 212, 212, 213,
                 212, 215, 211, 217, 218, 219, 218), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
                 309), 'rulesets/series/close_combat.mst', (224, 225, 225, 226, 226, 226, 226, 227, 228, 229, 228, 231, 237, 238, 237, 226, 241, 225,
-                224, 246, 247), 'rulesets/newtown/indian_rules.mst', (450, 451, 451, 452, 452, 452, 452, 453, 454, 455, 454, 457, 452, 459, 451, 450,
+                224, 246, 247), 'rulesets/newtown/indian_rules.mst', (460, 461, 461, 462, 462, 462, 462, 463, 464, 465, 464, 467, 462, 469, 461, 460,
                 69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (253, 254, 255, 256, 257, 258, 259, 260,
                 258), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (264, 268, 269,
                 270, 271, 272, 272, 273, 274, 272, 271, 277, 278, 278, 279, 280, 278, 277, 283, 284, 283, 268, 291,
@@ -3523,10 +3525,11 @@ RULES = Rules(
                     prompt='choose follower', mode='maybe'),
                 JumpIfNot(retreat_one_hex_before_combat__follow__if_2, 'if_3_else'),
                 Exec(retreat_one_hex_before_combat__follow__advance_to),
+                Exec(retreat_one_hex_before_combat__follow__set_advanced_before_combat),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (414, 416, 417, 416, 419, 423, 424, 425, 426, 425, 423))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (423, 425, 426, 425, 428, 432, 433, 434, 435, 436, 434, 432))),
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
                 'must_avoid': 'bool', 'unit': 'unit'}, code=(
@@ -3534,7 +3537,7 @@ RULES = Rules(
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (497,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (507,))),
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
@@ -3546,7 +3549,7 @@ RULES = Rules(
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (516, 517, 518, 519, 520, 518, 516))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (526, 527, 528, 529, 530, 528, 526))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
                 Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
@@ -4065,6 +4068,8 @@ RULES = Rules(
         VariableSpec(name='ambush_rolled', scope='', type='bool', initial=False, reset='', title='The ambush has been rolled for', announce=False),
         VariableSpec(name='ambush_sprung', scope='', type='bool', initial=False, reset='close_combat_phase',
             title='The ambush is sprung this Combat Phase', announce=False),
+        VariableSpec(name='advanced_before_combat', scope='unit', type='bool', initial=False, reset='close_combat_phase',
+            title='Advanced into a hex vacated by a retreat before combat', announce=False),
         VariableSpec(name='indian_withdrawal', scope='unit', type='bool', initial=False, reset='', title='Indian Withdrawal', announce=False),
         VariableSpec(name='attached_to', scope='unit', type='unit', initial=-1, reset='', title='Attached to', announce=False),
         VariableSpec(name='indian_cards_drawn', scope='', type='int', initial=0, reset='', title='Opportunity Cards the Indian player has drawn',
