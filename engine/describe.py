@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.instructions import Choose
+from engine.instructions import Ask, Choose
 
 if TYPE_CHECKING:
     from engine.state import State
@@ -89,19 +89,29 @@ def _designate_action(s: State, action: int) -> str:
 
 
 def _option_action(s: State, action: int) -> str:
-    """An answer to a yes/no question, or an option of a procedure's choice."""
+    """An answer to a yes/no question (the rules' `ask`, or a primitive's question
+    ending in "?"), or an option of a procedure's choice, named by what it chooses."""
     i = s.game.actions.option_index(action)
+    frame = s.stack[-1]
+    instr = None if frame.prim else s.game.rules.procedures[frame.proc].code[frame.pc]
+    if isinstance(instr, Ask):
+        return f"{question_of(instr.question)} {'yes' if i == 1 else 'no'}"
     prompt = s.current_node().prompt
     if prompt.endswith("?"):
         return f"{prompt} {'yes' if i == 1 else 'no'}"
-    frame = s.stack[-1]
-    if not frame.prim:
-        instr = s.game.rules.procedures[frame.proc].code[frame.pc]
-        if isinstance(instr, Choose):
-            options = tuple(instr.options(s, frame.b))
-            value = options[i] if i < len(options) else i
-            return f"choose {describe_value(s, instr.kind, value, instr.var)}"
+    if isinstance(instr, Choose):
+        options = tuple(instr.options(s, frame.b))
+        value = options[i] if i < len(options) else i
+        return f"choose {describe_value(s, instr.kind, value, instr.var)}"
     return f"option {i}"
+
+
+def question_of(text: str) -> str:
+    """The question of an `ask`'s text, without what it adds after the question
+    mark ("Place Molly Pitcher on this artillery unit? It rallies without a die
+    roll." asks the first sentence)."""
+    head, mark, _ = text.partition("?")
+    return head + mark if mark else text
 
 
 # An action in words, by the segment of the action space it falls in.
