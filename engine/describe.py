@@ -103,6 +103,8 @@ def _option_action(s: State, action: int) -> str:
         options = tuple(instr.options(s, frame.b))
         value = options[i] if i < len(options) else i
         return f"choose {describe_value(s, instr.kind, value, instr.var)}"
+    if frame.prim and frame.proc == "move_units" and frame.b.get("between_moves"):
+        return s.game.rules.procedures[frame.b["between_moves"]].title
     return f"option {i}"
 
 

@@ -149,6 +149,8 @@ primitive(
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
     ("must_move", Lambda("bool", (("unit", "unit"),))),
+    ("between_moves", "procedure"),
+    ("between_moves_when", Lambda("bool", ())),
     optional=(
         "stop_after",
         "extra_cost",
@@ -158,8 +160,13 @@ primitive(
         "strategic_factor",
         "one_hex_minimum",
         "must_move",
+        "between_moves",
+        "between_moves_when",
     ),
-    needs=(("strategic", "strategic_factor"),),  # 9.52: how far a strategic move goes
+    needs=(
+        ("strategic", "strategic_factor"),  # 9.52: how far a strategic move goes
+        ("between_moves_when", "between_moves"),
+    ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -175,10 +182,12 @@ class MoveUnits(Primitive):
         "moved": "units",
         "stop": "bool",
         "done": "bool",
+        "between_moves": "procedure",
     }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
+        frame.b.setdefault("between_moves", "")
         frame.b.update(active=-1, spent=0, hexes=0, strategic=False, moved=(), stop=False)
 
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
@@ -573,9 +582,19 @@ class MoveUnits(Primitive):
         actions = incremental.answered(
             s, (b["site"], b["side"]), partial(self._choices, s, frame, own), "move_units"
         )
+        if self._between_moves(s, frame):
+            actions = [*actions, s.game.actions.option(0)]
         if actions[0] != s.game.actions.PASS:
             return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
+
+    def _between_moves(self, s: State, frame: Frame) -> bool:
+        """Whether the rules' `between_moves` procedure is offered now (Monmouth
+        III: reinforcements "can enter play at any time during a player's
+        movement"): whenever `between_moves_when` holds, if it is given."""
+        if not frame.b["between_moves"]:
+            return False
+        return self.holds(s, frame, "between_moves_when", True)
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
         b = frame.b
@@ -583,6 +602,11 @@ class MoveUnits(Primitive):
         if action == space.PASS:
             _end_move(b)
             b["done"] = True
+        elif space.kind_of(action) == "option":
+            # The unit moving now has completed its move; the rules' procedure
+            # runs, then the movement goes on.
+            _end_move(b)
+            self.push_procedure(s, b["between_moves"], {"side": b["side"]})
         elif space.kind_of(action) == "unit":
             u = space.decode("unit", action)
             _end_move(b)

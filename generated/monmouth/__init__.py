@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '3b41aaa4d05cdccc94e9d3591858287c6320d18dd09fe24612d0fbfa274edf5f'
+RULES_HASH = 'd60ab18b0e32e47f81e5fb18eb5c8e533f4d09cefab16321a3ce0bafea269988'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -517,6 +517,10 @@ def define__may_arrive(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:194': '
         and (s.vars['turn'] > s.vars['morgan_arrived_on'])) if define__conditional_reinforcement(s, a_u) else (define__may_enter_as_variable(s, a_u)
         if define__variable_reinforcement(s, a_u) else True))) and define__entry_open_to(s, a_u)) and define__ahead_in_line(s, a_u))
 
+def define__reinforcements_waiting(s, a_s):  # 'rulesets/monmouth/reinforcements.mst:206': 'Reinforcements that may still enter this movement' § monmouth III, 4.1
+    return tuple(e0 for e0 in q.units_to_enter(s, a_s) if (((q.entry_turn(s, e0) <= s.vars['turn']) and define__may_arrive(s, e0))
+        and (len(define__entry_choices(s, e0)) > 0)))
+
 def define__arrival_bonus(s, a_u):  # 'rulesets/monmouth/movement.mst:7': 'Bonus movement on the turn of arrival' § monmouth 4.1
     return (0 if (s.vars['arrived_on'][a_u] != s.vars['turn']) else (2 if ((UNIT_SIDE[a_u] == SIDE__AMERICAN) and (s.vars['turn'] <= 2)) else (1
         if ((UNIT_SIDE[a_u] == SIDE__BRITISH) and UNIT_PROPS['artillery'][a_u]) else 0)))
@@ -813,53 +817,53 @@ def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:
 def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85' § series 13.1, 9.2
     e.set_var(s, 'pin_withdrawal', True)
 
-def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207' § series 9; monmouth 4.11
+def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:221' § series 9; monmouth 4.11
     return ((((b['side'] == SIDE__AMERICAN) and (q.entry_turn(s, UNIT__MORGAN) > 0)) and (s.vars['turn'] >= q.entry_turn(s, UNIT__MORGAN)))
         and (s.vars['morgan_arrived_on'] == 0))
-def movement_phase__morgan__morgan_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:208' § series 9; monmouth 4.11
+def movement_phase__morgan__morgan_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:222' § series 9; monmouth 4.11
     return q.column_of(s, TABLE__MORGAN_ENTRY, s.vars['turn'])
-def movement_phase__morgan__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:209' § series 9; monmouth 4.11
+def movement_phase__morgan__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:223' § series 9; monmouth 4.11
     return (b['outcome'] == 'enter')
-def movement_phase__morgan__set_morgan_arrived_on(s, b):  # 'rulesets/monmouth/reinforcements.mst:210' § series 9; monmouth 4.11
+def movement_phase__morgan__set_morgan_arrived_on(s, b):  # 'rulesets/monmouth/reinforcements.mst:224' § series 9; monmouth 4.11
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
-def movement_phase__variable_reinforcements__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:219' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:233' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(define__variable_reinforcements_due(s, b['side'])) > 0))
-def movement_phase__variable_reinforcements__set_variable_entry_rolled(s, b):  # 'rulesets/monmouth/reinforcements.mst:220' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__set_variable_entry_rolled(s, b):  # 'rulesets/monmouth/reinforcements.mst:234' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
-def movement_phase__variable_reinforcements__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:221' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:235' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_american')))
-def movement_phase__variable_reinforcements__set_variable_entry_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:222' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__set_variable_entry_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:236' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_passed', b['side'], True)
-def movement_phase__variable_reinforcements__if_3(s, b):  # 'rulesets/monmouth/reinforcements.mst:224' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__if_3(s, b):  # 'rulesets/monmouth/reinforcements.mst:238' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (not (((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_american'))))
-def movement_phase__variable_reinforcements__if_4(s, b):  # 'rulesets/monmouth/reinforcements.mst:225' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__if_4(s, b):  # 'rulesets/monmouth/reinforcements.mst:239' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
-def movement_phase__variable_reinforcements__set_variable_momentum_spent(s, b):  # 'rulesets/monmouth/reinforcements.mst:228' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__set_variable_momentum_spent(s, b):  # 'rulesets/monmouth/reinforcements.mst:242' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
-def movement_phase__variable_reinforcements__variable_reinforcement_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:231' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__variable_reinforcement_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:245' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return q.column_of(s, TABLE__VARIABLE_REINFORCEMENT_ENTRY, define__variable_turn(s, b['side']))
-def movement_phase__variable_reinforcements__set_variable_entry_passed_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:232' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__set_variable_entry_passed_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:246' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
-def movement_phase__variable_reinforcements__if_5(s, b):  # 'rulesets/monmouth/reinforcements.mst:233' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__if_5(s, b):  # 'rulesets/monmouth/reinforcements.mst:247' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return s.vars['variable_entry_passed'][b['side']]
-def movement_phase__variable_reinforcements__each_u(s, b):  # 'rulesets/monmouth/reinforcements.mst:234' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__each_u(s, b):  # 'rulesets/monmouth/reinforcements.mst:248' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return tuple(e0 for e0 in define__variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == SIDE__BRITISH)
         and (UNITS[e0].formation != 'hessians')))
-def movement_phase__variable_reinforcements__set_second_roll_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:236' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
+def movement_phase__variable_reinforcements__set_second_roll_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:250' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
-def movement_phase__reinforcements__enter_reinforcements_may_enter(s, b):  # 'rulesets/monmouth/reinforcements.mst:247' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
+def movement_phase__reinforcements__enter_reinforcements_may_enter(s, b):  # 'rulesets/monmouth/reinforcements.mst:261' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return define__may_arrive(s, b['unit'])
-def movement_phase__reinforcements__enter_reinforcements_entry_hexes(s, b):  # 'rulesets/monmouth/reinforcements.mst:248' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
+def movement_phase__reinforcements__enter_reinforcements_entry_hexes(s, b):  # 'rulesets/monmouth/reinforcements.mst:262' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return define__entry_choices(s, b['unit'])
-def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/monmouth/reinforcements.mst:246' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
+def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/monmouth/reinforcements.mst:260' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return {'side': b['side'], 'may_delay': True}
-def movement_phase__steuben_returns__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:253' § series 9; monmouth 4.31
+def movement_phase__steuben_returns__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:284' § series 9; monmouth 4.31
     return (((b['side'] == SIDE__AMERICAN) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][SIDE__AMERICAN])
-def movement_phase__steuben_returns__h_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:255' § series 9; monmouth 4.31
+def movement_phase__steuben_returns__h_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:286' § series 9; monmouth 4.31
     return tuple(e0 for e0 in ZONE_A1_LIST if (not define__entry_blocked(s, e0, SIDE__AMERICAN)))
-def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforcements.mst:256' § series 9; monmouth 4.31
+def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforcements.mst:287' § series 9; monmouth 4.31
     e.place(s, UNIT__VON_STEUBEN, b['h'])
-def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257' § series 9; monmouth 4.31
+def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:288' § series 9; monmouth 4.31
     e.set_var(s, 'steuben_withdrawn', False)
 def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
@@ -906,32 +910,36 @@ def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/mo
     return {'unit': b['u'], 'drm': (-1)}
 def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432' § series 9; monmouth 6.391
     e.set_at(s, 'hessian_holds', b['u'], True)
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/monmouth/reinforcements.mst:272' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/monmouth/reinforcements.mst:273' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/monmouth/reinforcements.mst:274' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/monmouth/reinforcements.mst:275' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/monmouth/reinforcements.mst:276' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/monmouth/reinforcements.mst:277' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__one_hex_minimum(s, b['unit'])
-def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/monmouth/reinforcements.mst:278' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__must_move_away(s, b['unit'])
-def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264' § series 9; monmouth 4.1
+def movement_phase__move__move_units_between_moves_when(s, b):  # 'rulesets/monmouth/reinforcements.mst:280' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
+    return (len(define__reinforcements_waiting(s, b['side'])) > 0)
+def movement_phase__move__move_units_args(s, b):  # 'rulesets/monmouth/reinforcements.mst:270' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
+    return {'side': b['side'], 'between_moves': 'bring_on_a_reinforcement'}
+def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:295' § series 9; monmouth 4.1
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
-def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265' § series 9; monmouth 4.1
+def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:296' § series 9; monmouth 4.1
     return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (sum(1 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0])) > 0))
-def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:266' § series 9; monmouth 4.1
+def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:297' § series 9; monmouth 4.1
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
-def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:267' § series 9; monmouth 4.1
+def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:298' § series 9; monmouth 4.1
     e.hold_back(s, b['u'])
-def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:268' § series 9; monmouth 4.1
+def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:299' § series 9; monmouth 4.1
     e.set_at(s, 'held_back', b['u'], True)
-def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269' § series 9; monmouth 4.1
+def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:300' § series 9; monmouth 4.1
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
@@ -1201,6 +1209,13 @@ def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.ms
     return (b['attacker_chit'] == 'withdraw')
 def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:381' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
+
+def bring_on_a_reinforcement__enter__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:211' § monmouth III, 4.1; series 9.62
+    return define__reinforcements_waiting(s, b['side'])
+def bring_on_a_reinforcement__enter__h_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:212' § monmouth III, 4.1; series 9.62
+    return define__entry_choices(s, b['u'])
+def bring_on_a_reinforcement__enter__place(s, b):  # 'rulesets/monmouth/reinforcements.mst:213' § monmouth III, 4.1; series 9.62
+    e.place(s, b['u'], b['h'])
 
 def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78' § monmouth 4.31
     e.set_var(s, 'lee_penalized', True)
@@ -2527,13 +2542,14 @@ RULES = Rules(
                 Label('ask_3_no'), Exec(movement_phase__hessian_grenadiers__set_hessian_holds),
                 Label('ask_3_end'), Jump('for_u_5_top'),
                 Label('for_u_5_end'), Jump('if_12_end'),
-                # § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
+                # § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
                 Label('if_12_else'), Label('if_12_end'), Label('hessian_grenadiers_switched_1_end'), Label('step:move'), Prim(primitive='move_units',
-                    args=Passed((('side', 'side'),)), lambdas={'stacking': retreat_unit__retreat__retreat_stacking,
+                    args=movement_phase__move__move_units_args, lambdas={'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
-                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move}),
+                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move,
+                    'between_moves_when': movement_phase__move__move_units_between_moves_when}),
                 Label('step:arrivals_over_stacked'), ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),  # § series 9; monmouth 4.1
                 Label('for_h_1_top'), JumpIfEmpty('_for_h', 'for_h_1_end'),
                 ForTake('h', '_for_h'),
@@ -2560,14 +2576,13 @@ RULES = Rules(
                 Jump('if_14_end'),
                 Label('if_14_else'), Label('if_14_end'), Jump('for_u_6_top'),
                 Label('for_u_6_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
-                221, 222, 221, 224, 225, 226, 226, 227, 228, 226, 225, 231, 232, 233, 234, 234, 234, 235, 236, 234, 233, 224, 219, 246, 253, 254,
-                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
+            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (221, 222, 223, 224, 223, 221, 233, 234,
+                235, 236, 235, 238, 239, 240, 240, 241, 242, 240, 239, 245, 246, 247, 248, 248, 248, 249, 250, 248, 247, 238, 233, 260, 284, 285,
+                285, 286, 287, 288, 285, 284), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
                 103), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
                 148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431,
-                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (121,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
-                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134,
-                132))),
+                432, 431, 429, 435, 428, 427), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296,
+                295), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2997,6 +3012,15 @@ RULES = Rules(
                 Label('for_u_2_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
             ), lines=lines_at('rulesets/series/close_combat.mst', (375, 376, 376, 376, 376, 377, 376, 375, 380, 381, 381, 381, 381, 382, 381, 380))),
+        'bring_on_a_reinforcement': procedure(
+            name='bring_on_a_reinforcement', title='bring on a reinforcement', kind='procedure', params=('side',), types={'h': 'hex', 'side': 'side',
+                'u': 'unit'}, code=(
+                # § monmouth III, 4.1; series 9.62
+                Label('step:enter'), Choose(var='u', options=bring_on_a_reinforcement__enter__u_options, chooser=Bound('side'), kind='unit',
+                    prompt='choose u', mode=''),
+                Choose(var='h', options=bring_on_a_reinforcement__enter__h_options, chooser=Bound('side'), kind='hex', prompt='choose h', mode=''),
+                Exec(bring_on_a_reinforcement__enter__place),
+            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (211, 212, 213))),
         'lee_penalty': procedure(
             name='lee_penalty', title="Lee's penalty", kind='procedure', params=(), types={}, code=(
                 Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),  # § monmouth 4.31
@@ -3556,6 +3580,8 @@ RULES = Rules(
             objectives=((318, 0, 1.0), (683, 1, 1.0), (548, 1, 1.0))),
     ),
     sources={
+        'choose:bring_on_a_reinforcement:enter:h': ('Where the unit may enter', '§ monmouth 4.1', ''),
+        'choose:bring_on_a_reinforcement:enter:u': ('Reinforcements that may still enter this movement', '§ monmouth III, 4.1', ''),
         'choose:close_combat:lead_units:attacker_lead': ('Attacking units that may lead', '§ series 12.23', ''),
         'choose:close_combat:lead_units:defender_lead': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'choose:close_combat:tactics:attacker_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
@@ -3651,6 +3677,7 @@ RULES = Rules(
         'define:rally_adjustment': ('Army Morale for a rally', '§ series 16.1', ''),
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
+        'define:reinforcements_waiting': ('Reinforcements that may still enter this movement', '§ monmouth III, 4.1', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
         'define:result_stands': ('The side suffers its close combat result', '§ series 12.23', ''),
         'define:retreat_also_toward': ('The other map edge a unit may retreat toward', '§ monmouth 4.8', ''),
@@ -3739,6 +3766,7 @@ RULES = Rules(
         'procedure:adjust_army_morale': ('Adjust Army Morale', '§ series 16.1', ''),
         'procedure:advance_after_combat': ('Advance after Combat', '§ series 12.23', ''),
         'procedure:artillery_fire': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'procedure:bring_on_a_reinforcement': ('bring on a reinforcement', '§ monmouth III, 4.1; series 9.62', ''),
         'procedure:capture_one': ('Capture one unit', '§ series 13.1, 12.64', ''),
         'procedure:check_and_retreat_or_disrupt': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
         'procedure:check_or_retreat': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
@@ -3802,6 +3830,7 @@ RULES = Rules(
         'step:artillery_fire:firers': ('Artillery Fire', '§ series 11.2, 11.3', ''),
         'step:artillery_fire:hessians_engaged': ('Artillery Fire', '§ series 11.2, 11.3; monmouth 6.391', ''),
         'step:artillery_fire:to_hit': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'step:bring_on_a_reinforcement:enter': ('bring on a reinforcement', '§ monmouth III, 4.1; series 9.62', ''),
         'step:capture_one:capture': ('Capture one unit', '§ series 13.1, 12.64', ''),
         'step:capture_one:choose': ('Capture one unit', '§ series 13.1, 12.64', ''),
         'step:check_and_retreat_or_disrupt:each': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
@@ -3855,7 +3884,7 @@ RULES = Rules(
         'step:movement_phase:disrupted_away': ('Movement Phase', '§ series 9, 13.3', ''),
         'step:movement_phase:hessian_grenadiers': ('Movement Phase', '§ series 9; monmouth 6.391', ''),
         'step:movement_phase:morgan': ('Movement Phase', '§ series 9; monmouth 4.11', ''),
-        'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
+        'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III', ''),
         'step:movement_phase:oswald': ('Movement Phase', '§ series 9; monmouth 4.33', ''),
         'step:movement_phase:pin_cases': ('Movement Phase', '§ series 9, 13.1, 9.2', ''),
         'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
