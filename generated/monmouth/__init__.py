@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'd60ab18b0e32e47f81e5fb18eb5c8e533f4d09cefab16321a3ce0bafea269988'
+RULES_HASH = '631e685a49d3f1759882f004cab590ca25445b12c3f81e50ab9c642f9c002c0d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1078,136 +1078,138 @@ def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.ms
     return q.attacking_side(s, b['combat'])
 def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
+def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+    return ((len(q.attackers(s, b['combat'])) == 0) or (len(q.defenders(s, b['combat'])) == 0))
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:202' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:213' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
 def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448' § series 12.23; monmouth 6.391
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
 def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449' § series 12.23; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:212' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:220' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:228' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:236' § series 12.23, 12.4
     return s.vars['pinned_in_combat'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:239' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:246' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:247' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:253' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:261' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:257' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:265' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:258' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:272' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:279' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:285' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:278' § series 12.23, 12.62
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:286' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:292' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:306' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:307' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:319' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 13.25
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:323' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:331' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:329' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:337' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:340' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:343' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:346' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:355' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:358' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:366' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:370' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:372' § series 12.23
     return (b['to'] != NONE_INDEX)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:383' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:380' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:381' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:389' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def bring_on_a_reinforcement__enter__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:211' § monmouth III, 4.1; series 9.62
@@ -2824,7 +2826,10 @@ RULES = Rules(
                 Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),  # § series 12.23
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
-                Exec(close_combat__begin__set_morale_snapshot),
+                JumpIfNot(close_combat__begin__if, 'if_1_else'),
+                Jump('step:done'),
+                Jump('if_1_end'),
+                Label('if_1_else'), Label('if_1_end'), Exec(close_combat__begin__set_morale_snapshot),
                 Exec(close_combat__begin__set_morale_snapshot_2),
                 Exec(close_combat__begin__set_snapshot_taken),
                 ForStart('_for_u', close_combat__begin__each_u),
@@ -2841,20 +2846,20 @@ RULES = Rules(
                 Exec(close_combat__hessians_engaged__set_hessian_engaged),
                 Jump('for_u_2_top'),
                 # § series 12.23, 12.3
-                Label('for_u_2_end'), Label('hessians_engaged_switched_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_1_else'),
+                Label('for_u_2_end'), Label('hessians_engaged_switched_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_2_else'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_3_top'),
                 Label('for_u_3_end'), Jump('step:advance'),
-                Jump('if_1_end'),
-                Label('if_1_else'), Label('if_1_end'), Let('odds', close_combat__odds__let_odds),
-                JumpIfNot(close_combat__odds__if_2, 'if_2_else'),
-                Let('odds', close_combat__odds__let_odds_2),
                 Jump('if_2_end'),
+                Label('if_2_else'), Label('if_2_end'), Let('odds', close_combat__odds__let_odds),
+                JumpIfNot(close_combat__odds__if_2, 'if_3_else'),
+                Let('odds', close_combat__odds__let_odds_2),
+                Jump('if_3_end'),
                 # § series 12.23, 12.4
-                Label('if_2_else'), Label('if_2_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if, 'if_3_else'),
+                Label('if_3_else'), Label('if_3_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if, 'if_4_else'),
                 Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask11'),
                 JumpIfNot(Bound('_ask11'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
@@ -2862,20 +2867,20 @@ RULES = Rules(
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('defender'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
                 Exec(close_combat__cavalry_withdrawal__set_withdrawn),
-                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_4_else'),
+                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_5_else'),
                 Call(procedure='adjust_army_morale', args=close_combat__cavalry_withdrawal__adjust_army_morale_args, into=None),
-                Jump('if_4_end'),
-                Label('if_4_else'), Label('if_4_end'), Call(procedure='retreat_unit', args=close_combat__cavalry_withdrawal__retreat_unit_args,
-                    into=None),
-                JumpIfNot(close_combat__cavalry_withdrawal__if_3, 'if_5_else'),
-                Exec(end_of_close_combat__exposed__capture),
                 Jump('if_5_end'),
-                Label('if_5_else'), Label('if_5_end'), Jump('for_u_4_top'),
+                Label('if_5_else'), Label('if_5_end'), Call(procedure='retreat_unit', args=close_combat__cavalry_withdrawal__retreat_unit_args,
+                    into=None),
+                JumpIfNot(close_combat__cavalry_withdrawal__if_3, 'if_6_else'),
+                Exec(end_of_close_combat__exposed__capture),
+                Jump('if_6_end'),
+                Label('if_6_else'), Label('if_6_end'), Jump('for_u_4_top'),
                 Label('for_u_4_end'), Jump('step:advance'),
                 Jump('ask_1_end'),
-                Label('ask_1_no'), Label('ask_1_end'), Jump('if_3_end'),
+                Label('ask_1_no'), Label('ask_1_end'), Jump('if_4_end'),
                 # § series 12.23
-                Label('if_3_else'), Label('if_3_end'), Label('step:lead_units'), Choose(var='attacker_lead',
+                Label('if_4_else'), Label('if_4_end'), Label('step:lead_units'), Choose(var='attacker_lead',
                     options=close_combat__lead_units__attacker_lead_options, chooser=Bound('attacker'), kind='unit', prompt='choose attacker_lead',
                     mode=''),
                 Choose(var='defender_lead', options=close_combat__lead_units__defender_lead_options, chooser=Bound('defender'), kind='unit',
@@ -2888,81 +2893,81 @@ RULES = Rules(
                 Reveal(('attacker_chit', 'defender_chit')),
                 Let('matrix', close_combat__tactics__let_matrix),
                 Let('tactics', close_combat__tactics__let_tactics),
-                JumpIfNot(close_combat__tactics__if, 'if_6_else'),
+                JumpIfNot(close_combat__tactics__if, 'if_7_else'),
                 Call(procedure='tactical_withdrawal', args=Passed((('combat', 'combat'), ('attacker_chit', 'attacker_chit'), ('defender_chit',
                     'defender_chit'))), into=None),
                 Jump('step:advance'),
-                Jump('if_6_end'),
+                Jump('if_7_end'),
                 # § series 12.23
-                Label('if_6_else'), Label('if_6_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
+                Label('if_7_else'), Label('if_7_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
                     column=close_combat__resolve__close_combat_table_column, modifiers='close_combat_drm', into='result', total='modified_roll'),
-                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_7_else'),  # § series 12.23, 12.62
+                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_8_else'),  # § series 12.23, 12.62
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
-                JumpIfNot(close_combat__momentum__if, 'if_8_else'),
+                JumpIfNot(close_combat__momentum__if, 'if_9_else'),
                 Ask(chooser=Bound('first'), question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask12'),
                 JumpIfNot(Bound('_ask12'), 'ask_2_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'first'),)), into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_2_end'),
-                Label('ask_2_no'), Label('ask_2_end'), Jump('if_8_end'),
-                Label('if_8_else'), Label('if_8_end'), JumpIfNot(close_combat__momentum__if_2, 'if_9_else'),
+                Label('ask_2_no'), Label('ask_2_end'), Jump('if_9_end'),
+                Label('if_9_else'), Label('if_9_end'), JumpIfNot(close_combat__momentum__if_2, 'if_10_else'),
                 Ask(chooser=close_combat__momentum__ask13_chooser, question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask13'),
                 JumpIfNot(Bound('_ask13'), 'ask_3_no'),
                 Call(procedure='spend_momentum', args=initiative__spend__spend_on_initiative_args, into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_3_end'),
-                Label('ask_3_no'), Label('ask_3_end'), Jump('if_9_end'),
-                Label('if_9_else'), Label('if_9_end'), JumpIfNot(Bound('rerolled'), 'if_10_else'),
+                Label('ask_3_no'), Label('ask_3_end'), Jump('if_10_end'),
+                Label('if_10_else'), Label('if_10_end'), JumpIfNot(Bound('rerolled'), 'if_11_else'),
                 Jump('step:resolve'),
-                Jump('if_10_end'),
-                Label('if_10_else'), Label('if_10_end'), Jump('if_7_end'),
+                Jump('if_11_end'),
+                Label('if_11_else'), Label('if_11_end'), Jump('if_8_end'),
                 # § series 12.23, 13.25
-                Label('if_7_else'), Label('if_7_end'), Label('step:previously_retreated'), Let('retreated_defenders',
+                Label('if_8_else'), Label('if_8_end'), Label('step:previously_retreated'), Let('retreated_defenders',
                     close_combat__previously_retreated__let_retreated_defenders),
                 Let('retreated_attackers', close_combat__previously_retreated__let_retreated_attackers),
                 Label('step:apply'), Let('defender_others', close_combat__apply__let_defender_others),  # § series 12.23, 13.1
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
-                JumpIfNot(close_combat__apply__if, 'if_11_else'),
+                JumpIfNot(close_combat__apply__if, 'if_12_else'),
                 ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
-                Jump('if_11_end'),
-                Label('if_11_else'), Label('if_11_end'), JumpIfNot(close_combat__apply__if_2, 'if_12_else'),
-                ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
                 Jump('if_12_end'),
-                Label('if_12_else'), Label('if_12_end'), JumpIfNot(close_combat__apply__if, 'if_13_else'),
-                Call(procedure='adjust_army_morale', args=Passed((('side', 'defender'), ('amount', 'defender_loss'))), into=None),
+                Label('if_12_else'), Label('if_12_end'), JumpIfNot(close_combat__apply__if_2, 'if_13_else'),
+                ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
                 Jump('if_13_end'),
-                Label('if_13_else'), Label('if_13_end'), JumpIfNot(close_combat__apply__if_2, 'if_14_else'),
-                Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
+                Label('if_13_else'), Label('if_13_end'), JumpIfNot(close_combat__apply__if, 'if_14_else'),
+                Call(procedure='adjust_army_morale', args=Passed((('side', 'defender'), ('amount', 'defender_loss'))), into=None),
                 Jump('if_14_end'),
-                # § series 12.23, 13.25
-                Label('if_14_else'), Label('if_14_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_15_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
+                Label('if_14_else'), Label('if_14_end'), JumpIfNot(close_combat__apply__if_2, 'if_15_else'),
+                Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
                 Jump('if_15_end'),
-                Label('if_15_else'), Label('if_15_end'), JumpIfNot(close_combat__apply__if_2, 'if_16_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
+                # § series 12.23, 13.25
+                Label('if_15_else'), Label('if_15_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_16_else'),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
                 Jump('if_16_end'),
+                Label('if_16_else'), Label('if_16_end'), JumpIfNot(close_combat__apply__if_2, 'if_17_else'),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
+                Jump('if_17_end'),
                 # § series 12.23, 12.63
-                Label('if_16_else'), Label('if_16_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_17_else'),
-                JumpIfNot(close_combat__gain_momentum__if, 'if_18_else'),
+                Label('if_17_else'), Label('if_17_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_18_else'),
+                JumpIfNot(close_combat__gain_momentum__if, 'if_19_else'),
                 Call(procedure='gain_momentum', args=Passed((('side', 'defender'),)), into=None),
-                Jump('if_18_end'),
-                Label('if_18_else'), JumpIfNot(close_combat__gain_momentum__if_2, 'if_19_else'),
-                Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
                 Jump('if_19_end'),
-                Label('if_19_else'), Label('if_19_end'), Label('if_18_end'), Jump('if_17_end'),
+                Label('if_19_else'), JumpIfNot(close_combat__gain_momentum__if_2, 'if_20_else'),
+                Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
+                Jump('if_20_end'),
+                Label('if_20_else'), Label('if_20_end'), Label('if_19_end'), Jump('if_18_end'),
                 # § series 12.23, 12.3, 12.4
-                Label('if_17_else'), Label('if_17_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
+                Label('if_18_else'), Label('if_18_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 201, 202, 203, 205, 205, 205, 206,
-                205), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (211, 212, 212, 212,
-                213, 212, 215, 211, 217, 218, 219, 218, 224, 225, 225, 226, 226, 226, 226, 227, 228, 229, 228, 231, 237, 238, 237, 226, 241, 225,
-                224, 246, 247, 253, 254, 255, 256, 257, 258, 259, 260, 258, 264, 268, 269, 270, 271, 272, 272, 273, 274, 272, 271, 277, 278, 278,
-                279, 280, 278, 277, 283, 284, 283, 268, 291, 292, 295, 296, 297, 298, 299, 300, 299, 304, 305, 304, 308, 309, 308, 311, 312, 311,
-                318, 319, 318, 322, 323, 322, 328, 329, 330, 329, 332, 333, 332, 328, 343, 344, 346))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214,
+                213), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (219, 220, 220, 220,
+                221, 220, 223, 219, 225, 226, 227, 226, 232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
+                232, 254, 255, 261, 262, 263, 264, 265, 266, 267, 268, 266, 272, 276, 277, 278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286,
+                287, 288, 286, 285, 291, 292, 291, 276, 299, 300, 303, 304, 305, 306, 307, 308, 307, 312, 313, 312, 316, 317, 316, 319, 320, 319,
+                326, 327, 326, 330, 331, 330, 336, 337, 338, 337, 340, 341, 340, 336, 351, 352, 354))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -2987,8 +2992,8 @@ RULES = Rules(
                 Label('if_4_else'), Label('if_4_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (351, 352, 354, 355, 356, 357, 358, 356, 354, 362, 362, 362, 362, 363, 364, 365,
-                364, 362, 352))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (359, 360, 362, 363, 364, 365, 366, 364, 362, 370, 370, 370, 370, 371, 372, 373,
+                372, 370, 360))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3011,7 +3016,7 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (375, 376, 376, 376, 376, 377, 376, 375, 380, 381, 381, 381, 381, 382, 381, 380))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (383, 384, 384, 384, 384, 385, 384, 383, 388, 389, 389, 389, 389, 390, 389, 388))),
         'bring_on_a_reinforcement': procedure(
             name='bring_on_a_reinforcement', title='bring on a reinforcement', kind='procedure', params=('side',), types={'h': 'hex', 'side': 'side',
                 'u': 'unit'}, code=(

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '307ca1166e7acaf37bc8f989da270bbe28abf9b4022babf85447ec342e3cde1b'
+RULES_HASH = '1fe493aaee8ecc4b5628b15ebbcf1c84c7ecabee1ef469d24483545862576184'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

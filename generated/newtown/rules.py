@@ -238,7 +238,7 @@ def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifl
 def define__examination_penalty(s):  # 'rulesets/series/components.mst:126': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
-def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:358': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
+def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:363': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
     return (((q.unit_morale(s, a_u) + (1 if s.vars['honor'][a_u] else 0)) + (1 if define__platoon_parent(s, a_u)
         else 0)) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
@@ -380,9 +380,10 @@ def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:353': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8
-    return ((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
-        and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u]))
+def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:357': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
+    return (((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
+        and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT)
+        and define__attached(s, a_u))))
 
 def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:51': 'Must attack' § series 12.12, 13.1
     return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
@@ -553,27 +554,27 @@ def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:323': 'Indi
     return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, q.hex_of(s, a_u)) == TERRAIN__WOODS)) and define__parade(s, a_u))
         and (not s.vars['failed_resolve'][a_u]))
 
-def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:364': 'May retreat before combat' § newtown 5.7, 5.4.3
+def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:369': 'May retreat before combat' § newtown 5.7, 5.4.3
     return ((((s.unit_status[a_u] == ON_MAP) and UNIT_COMBAT[a_u]) and (not s.vars['retreated'][a_u])) and (not s.vars['failed_resolve'][a_u]))
 
-def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:367': "Adjacent to the combat's defenders" § newtown 5.7.1
+def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:372': "Adjacent to the combat's defenders" § newtown 5.7.1
     return define__next_to_any(s, q.hex_of(s, a_u), q.defense_hexes(s, a_combat))
 
-def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:371': 'The two sides of the combat remain adjacent' § newtown 5.7.1
+def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:376': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
 
-def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:449': 'A woods, orchard or corn hex' § newtown 5.8
+def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:454': 'A woods, orchard or corn hex' § newtown 5.8
     return (((q.terrain(s, a_h) == TERRAIN__WOODS) or (q.terrain(s, a_h) == TERRAIN__ORCHARD)) or (q.terrain(s, a_h) == TERRAIN__CORN))
 
-def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:454': 'The Indians may withdraw' § newtown 5.8
+def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:459': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
         and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:483': "Where a side's retreats lead" § newtown 3.2
+def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:488': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
 
-def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:522': 'Evasion DRM' § newtown 5.9
+def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:527': 'Evasion DRM' § newtown 5.9
     return ((-1) - (1 if q.in_zoc(s, a_h, define__enemy_rifles_next_to(s, a_h, a_side)) else 0))
 
 def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit' § newtown 6.1
@@ -658,17 +659,17 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:489' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:494' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
-def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:490' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:495' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:493' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:498' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:494' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:499' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:495' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:500' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:492' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:497' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
@@ -1029,53 +1030,55 @@ def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.ms
     return q.attacking_side(s, b['combat'])
 def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
+def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+    return ((len(q.attackers(s, b['combat'])) == 0) or (len(q.defenders(s, b['combat'])) == 0))
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:202' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:213' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:212' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:220' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
 def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309' § series 12.23; newtown 5.5
     return s.vars['ambush_sprung']
 def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310' § series 12.23; newtown 5.5
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (2 if (b['attacker'] == SIDE__INDIAN) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:228' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:236' § series 12.23, 12.4
     return s.vars['pinned_in_combat'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:239' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:246' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:247' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:460' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:465' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
-def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:463' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:468' § series 12.23; newtown 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], True)
-def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:467' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:472' § series 12.23; newtown 5.8
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69' § series 12.23; newtown 5.1.2
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0]
@@ -1083,13 +1086,13 @@ def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.m
 def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72' § series 12.23; newtown 5.1.2
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else NONE_INDEX)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:253' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:261' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:257' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:265' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:258' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
 def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330' § series 12.23; newtown 4.2.4
     return s.vars['combat_called_off']
@@ -1097,19 +1100,19 @@ def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/card
     return (s.vars['card_shift'] != 0)
 def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334' § series 12.23; newtown 4.2.4
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:272' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:279' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:285' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:278' § series 12.23, 12.62
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:286' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:292' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351' § series 12.23; newtown 4.2.4
     return (b['attacker'], b['defender'],)
@@ -1119,67 +1122,67 @@ def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/card
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355' § series 12.23; newtown 4.2.4
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:306' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:307' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:319' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 13.25
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:323' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:331' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:329' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:337' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:340' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:343' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:346' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202' § series 12.23; newtown 3.6.2
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:355' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:358' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:366' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:370' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:372' § series 12.23
     return (b['to'] != NONE_INDEX)
 
 def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91' § series 12.23; newtown 5.1.3
@@ -1187,11 +1190,11 @@ def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
         b['combat']))))
 def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92' § series 12.23; newtown 5.1.3
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:383' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:380' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:381' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:389' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25' § newtown I, 1.6, 6.2
@@ -1394,50 +1397,50 @@ def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian
 def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:213' § newtown 5.4.3, 5.4.4
     return {'unit': b['unit'], 'hexes': 4, 'toward': define__retreat_goal(s, SIDE__INDIAN), 'exits': ZONE_INDIAN_EXITS_LIST}
 
-def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:384' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:389' § newtown 5.7, 5.7.1
     return any(any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
-def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:386' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:391' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
-def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:393' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:398' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if (not define__engaged(s, e0)))
-def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:394' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7, 5.7.1
     e.resolve_combat(s, b['c'])
 
-def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7
+def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:404' § newtown 5.7
     return q.defense_hexes(s, b['combat'])
-def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:401' § newtown 5.7
+def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:406' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
-def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:407' § newtown 5.7
+def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:412' § newtown 5.7
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
         b['stacks'])))
 
-def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:425' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:430' § newtown 5.7
     return s.vars['pinned'][b['unit']]
-def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:426' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:431' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
-def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:428' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:433' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
-def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:432' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:437' § newtown 5.7
     return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
-def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:433' § newtown 5.7
+def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:438' § newtown 5.7
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if ((((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['advanced_before_combat'][e0])))
-def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:434' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
     return (b['follower'] != NONE_INDEX)
-def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:435' § newtown 5.7
+def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:440' § newtown 5.7
     e.advance_to(s, b['follower'], b['vacated'])
-def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:436' § newtown 5.7
+def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:441' § newtown 5.7
     e.set_at(s, 'advanced_before_combat', b['follower'], True)
 
-def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § newtown 5.9
+def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:512' § newtown 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': define__retreat_goal(s, SIDE__INDIAN),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
-def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:527' § newtown 5.9
+def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:532' § newtown 5.9
     return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], q.side(s, b['unit']))}
-def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:529' § newtown 5.9
+def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:534' § newtown 5.9
     e.lose_step(s, b['unit'])
-def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:530' § newtown 5.9
+def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:535' § newtown 5.9
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
 def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
@@ -1762,7 +1765,7 @@ def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
 def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225' § newtown 5.4.3
     return s.vars['failed_resolve'][b['unit']]
-def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:476' § newtown 5.8
+def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:481' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
 def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
@@ -2318,8 +2321,8 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (489, 490, 489,
-                492), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (494, 495, 494,
+                497), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
@@ -2851,8 +2854,8 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (376, 377,
-                376), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (381, 382,
+                381), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
                 121), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), 'rulesets/newtown/indian_rules.mst', (295, 295, 296, 297, 298,
                 297, 300, 301, 295), 'rulesets/series/close_combat.mst', (24, 24, 24, 24, 25, 24, 30, 31))),
         'shattered_captured': procedure(
@@ -2876,7 +2879,10 @@ RULES = Rules(
                 Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),  # § series 12.23
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
-                Exec(close_combat__begin__set_morale_snapshot),
+                JumpIfNot(close_combat__begin__if, 'if_1_else'),
+                Jump('step:done'),
+                Jump('if_1_end'),
+                Label('if_1_else'), Label('if_1_end'), Exec(close_combat__begin__set_morale_snapshot),
                 Exec(close_combat__begin__set_morale_snapshot_2),
                 Exec(close_combat__begin__set_snapshot_taken),
                 ForStart('_for_u', close_combat__begin__each_u),
@@ -2884,27 +2890,27 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(close_combat__begin__set_has_fired),
                 Jump('for_u_1_top'),
-                Label('for_u_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_1_else'),  # § series 12.23, 12.3
+                Label('for_u_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_2_else'),  # § series 12.23, 12.3
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('step:advance'),
-                Jump('if_1_end'),
-                Label('if_1_else'), Label('if_1_end'), Let('odds', close_combat__odds__let_odds),
-                JumpIfNot(close_combat__odds__if_2, 'if_2_else'),
-                Let('odds', close_combat__odds__let_odds_2),
                 Jump('if_2_end'),
-                # § series 12.23; newtown 5.5
-                Label('if_2_else'), Label('if_2_end'), Label('step:ambush_shift'), JumpUnlessSwitch(rule='indian_ambush', on=True,
-                    target='ambush_shift_switched_1_end'),
-                JumpIfNot(close_combat__ambush_shift__if, 'if_3_else'),
-                Let('odds', close_combat__ambush_shift__let_odds),
+                Label('if_2_else'), Label('if_2_end'), Let('odds', close_combat__odds__let_odds),
+                JumpIfNot(close_combat__odds__if_2, 'if_3_else'),
+                Let('odds', close_combat__odds__let_odds_2),
                 Jump('if_3_end'),
+                # § series 12.23; newtown 5.5
+                Label('if_3_else'), Label('if_3_end'), Label('step:ambush_shift'), JumpUnlessSwitch(rule='indian_ambush', on=True,
+                    target='ambush_shift_switched_1_end'),
+                JumpIfNot(close_combat__ambush_shift__if, 'if_4_else'),
+                Let('odds', close_combat__ambush_shift__let_odds),
+                Jump('if_4_end'),
                 # § series 12.23, 12.4
-                Label('if_3_else'), Label('if_3_end'), Label('ambush_shift_switched_1_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if,
-                    'if_4_else'),
+                Label('if_4_else'), Label('if_4_end'), Label('ambush_shift_switched_1_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if,
+                    'if_5_else'),
                 Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask9'),
                 JumpIfNot(Bound('_ask9'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
@@ -2912,25 +2918,25 @@ RULES = Rules(
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('defender'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
                 Exec(close_combat__cavalry_withdrawal__set_withdrawn),
-                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_5_else'),
+                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_6_else'),
                 Call(procedure='adjust_army_morale', args=close_combat__cavalry_withdrawal__adjust_army_morale_args, into=None),
-                Jump('if_5_end'),
-                Label('if_5_else'), Label('if_5_end'), Call(procedure='retreat_unit', args=close_combat__cavalry_withdrawal__retreat_unit_args,
-                    into=None),
-                JumpIfNot(close_combat__cavalry_withdrawal__if_3, 'if_6_else'),
-                Exec(end_of_close_combat__exposed__capture),
                 Jump('if_6_end'),
-                Label('if_6_else'), Label('if_6_end'), Jump('for_u_3_top'),
+                Label('if_6_else'), Label('if_6_end'), Call(procedure='retreat_unit', args=close_combat__cavalry_withdrawal__retreat_unit_args,
+                    into=None),
+                JumpIfNot(close_combat__cavalry_withdrawal__if_3, 'if_7_else'),
+                Exec(end_of_close_combat__exposed__capture),
+                Jump('if_7_end'),
+                Label('if_7_else'), Label('if_7_end'), Jump('for_u_3_top'),
                 Label('for_u_3_end'), Jump('step:advance'),
                 Jump('ask_1_end'),
-                Label('ask_1_no'), Label('ask_1_end'), Jump('if_4_end'),
+                Label('ask_1_no'), Label('ask_1_end'), Jump('if_5_end'),
                 # § series 12.23
-                Label('if_4_else'), Label('if_4_end'), Label('step:lead_units'), Choose(var='attacker_lead',
+                Label('if_5_else'), Label('if_5_end'), Label('step:lead_units'), Choose(var='attacker_lead',
                     options=close_combat__lead_units__attacker_lead_options, chooser=Bound('attacker'), kind='unit', prompt='choose attacker_lead',
                     mode=''),
                 Choose(var='defender_lead', options=close_combat__lead_units__defender_lead_options, chooser=Bound('defender'), kind='unit',
                     prompt='choose defender_lead', mode=''),
-                Label('step:indian_withdrawal'), JumpIfNot(close_combat__indian_withdrawal__if, 'if_7_else'),  # § series 12.23; newtown 5.8
+                Label('step:indian_withdrawal'), JumpIfNot(close_combat__indian_withdrawal__if, 'if_8_else'),  # § series 12.23; newtown 5.8
                 Ask(chooser=Bound('defender'), question='Announce an Indian Withdrawal?', var='_ask10'),
                 JumpIfNot(Bound('_ask10'), 'ask_2_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
@@ -2938,17 +2944,17 @@ RULES = Rules(
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('defender'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
                 Exec(close_combat__indian_withdrawal__set_indian_withdrawal),
-                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_8_else'),
+                JumpIfNot(close_combat__cavalry_withdrawal__if_2, 'if_9_else'),
                 Call(procedure='adjust_army_morale', args=close_combat__cavalry_withdrawal__adjust_army_morale_args, into=None),
-                Jump('if_8_end'),
-                Label('if_8_else'), Label('if_8_end'), Call(procedure='evading_retreat', args=close_combat__indian_withdrawal__evading_retreat_args,
+                Jump('if_9_end'),
+                Label('if_9_else'), Label('if_9_end'), Call(procedure='evading_retreat', args=close_combat__indian_withdrawal__evading_retreat_args,
                     into=None),
                 Jump('for_u_4_top'),
                 Label('for_u_4_end'), Jump('step:advance'),
                 Jump('ask_2_end'),
-                Label('ask_2_no'), Label('ask_2_end'), Jump('if_7_end'),
+                Label('ask_2_no'), Label('ask_2_end'), Jump('if_8_end'),
                 # § series 12.23; newtown 5.1.2
-                Label('if_7_else'), Label('if_7_end'), Label('step:honor_leads'), ForStart('_for_u', close_combat__honor_leads__each_u),
+                Label('if_8_else'), Label('if_8_end'), Label('step:honor_leads'), ForStart('_for_u', close_combat__honor_leads__each_u),
                 Label('for_u_5_top'), JumpIfEmpty('_for_u', 'for_u_5_end'),
                 ForTake('u', '_for_u'),
                 Call(procedure='lose_honor', args=Passed((('unit', 'u'),)), into=None),
@@ -2962,107 +2968,107 @@ RULES = Rules(
                 Reveal(('attacker_chit', 'defender_chit')),
                 Let('matrix', close_combat__tactics__let_matrix),
                 Let('tactics', close_combat__tactics__let_tactics),
-                JumpIfNot(close_combat__tactics__if, 'if_9_else'),
+                JumpIfNot(close_combat__tactics__if, 'if_10_else'),
                 Call(procedure='tactical_withdrawal', args=Passed((('combat', 'combat'), ('attacker_chit', 'attacker_chit'), ('defender_chit',
                     'defender_chit'))), into=None),
                 Jump('step:advance'),
-                Jump('if_9_end'),
+                Jump('if_10_end'),
                 # § series 12.23; newtown 4.2.4
-                Label('if_9_else'), Label('if_9_end'), Label('step:opportunity_before_roll'), Call(procedure='close_combat_cards',
+                Label('if_10_else'), Label('if_10_end'), Label('step:opportunity_before_roll'), Call(procedure='close_combat_cards',
                     args=Passed((('combat', 'combat'), ('side', 'attacker'))), into=None),
                 Call(procedure='close_combat_cards', args=Passed((('combat', 'combat'), ('side', 'defender'))), into=None),
-                JumpIfNot(close_combat__opportunity_before_roll__if, 'if_10_else'),
+                JumpIfNot(close_combat__opportunity_before_roll__if, 'if_11_else'),
                 Jump('step:done'),
-                Jump('if_10_end'),
-                Label('if_10_else'), Label('if_10_end'), JumpIfNot(close_combat__opportunity_before_roll__if_2, 'if_11_else'),
-                Let('odds', close_combat__opportunity_before_roll__let_odds),
                 Jump('if_11_end'),
+                Label('if_11_else'), Label('if_11_end'), JumpIfNot(close_combat__opportunity_before_roll__if_2, 'if_12_else'),
+                Let('odds', close_combat__opportunity_before_roll__let_odds),
+                Jump('if_12_end'),
                 # § series 12.23
-                Label('if_11_else'), Label('if_11_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
+                Label('if_12_else'), Label('if_12_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
                     column=close_combat__resolve__close_combat_table_column, modifiers='close_combat_drm', into='result', total='modified_roll'),
-                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_12_else'),  # § series 12.23, 12.62
+                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_13_else'),  # § series 12.23, 12.62
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
-                JumpIfNot(close_combat__momentum__if, 'if_13_else'),
+                JumpIfNot(close_combat__momentum__if, 'if_14_else'),
                 Ask(chooser=Bound('first'), question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask11'),
                 JumpIfNot(Bound('_ask11'), 'ask_3_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'first'),)), into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_3_end'),
-                Label('ask_3_no'), Label('ask_3_end'), Jump('if_13_end'),
-                Label('if_13_else'), Label('if_13_end'), JumpIfNot(close_combat__momentum__if_2, 'if_14_else'),
+                Label('ask_3_no'), Label('ask_3_end'), Jump('if_14_end'),
+                Label('if_14_else'), Label('if_14_end'), JumpIfNot(close_combat__momentum__if_2, 'if_15_else'),
                 Ask(chooser=close_combat__momentum__ask12_chooser, question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask12'),
                 JumpIfNot(Bound('_ask12'), 'ask_4_no'),
                 Call(procedure='spend_momentum', args=initiative__spend__spend_on_initiative_args, into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_4_end'),
-                Label('ask_4_no'), Label('ask_4_end'), Jump('if_14_end'),
-                Label('if_14_else'), Label('if_14_end'), JumpIfNot(Bound('rerolled'), 'if_15_else'),
+                Label('ask_4_no'), Label('ask_4_end'), Jump('if_15_end'),
+                Label('if_15_else'), Label('if_15_end'), JumpIfNot(Bound('rerolled'), 'if_16_else'),
                 Jump('step:resolve'),
-                Jump('if_15_end'),
-                Label('if_15_else'), Label('if_15_end'), Jump('if_12_end'),
+                Jump('if_16_end'),
+                Label('if_16_else'), Label('if_16_end'), Jump('if_13_end'),
                 # § series 12.23, 13.25
-                Label('if_12_else'), Label('if_12_end'), Label('step:previously_retreated'), Let('retreated_defenders',
+                Label('if_13_else'), Label('if_13_end'), Label('step:previously_retreated'), Let('retreated_defenders',
                     close_combat__previously_retreated__let_retreated_defenders),
                 Let('retreated_attackers', close_combat__previously_retreated__let_retreated_attackers),
                 Label('step:ignore_a_result'), ForStart('_for_player', close_combat__ignore_a_result__each_player),  # § series 12.23; newtown 4.2.4
                 Label('for_player_1_top'), JumpIfEmpty('_for_player', 'for_player_1_end'),
                 ForTake('player', '_for_player'),
-                JumpIfNot(close_combat__ignore_a_result__if, 'if_16_else'),
+                JumpIfNot(close_combat__ignore_a_result__if, 'if_17_else'),
                 Ask(chooser=Bound('player'), question='Play Fathers, Sons and Brothers to ignore your result?', var='_ask13'),
                 JumpIfNot(Bound('_ask13'), 'ask_5_no'),
                 Call(procedure='discard', args=close_combat__ignore_a_result__discard_args, into=None),
                 Exec(close_combat__ignore_a_result__set_result_ignored),
                 Jump('ask_5_end'),
-                Label('ask_5_no'), Label('ask_5_end'), Jump('if_16_end'),
-                Label('if_16_else'), Label('if_16_end'), Jump('for_player_1_top'),
+                Label('ask_5_no'), Label('ask_5_end'), Jump('if_17_end'),
+                Label('if_17_else'), Label('if_17_end'), Jump('for_player_1_top'),
                 # § series 12.23, 13.1
                 Label('for_player_1_end'), Label('step:apply'), Let('defender_others', close_combat__apply__let_defender_others),
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
-                JumpIfNot(close_combat__apply__if, 'if_17_else'),
+                JumpIfNot(close_combat__apply__if, 'if_18_else'),
                 ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
-                Jump('if_17_end'),
-                Label('if_17_else'), Label('if_17_end'), JumpIfNot(close_combat__apply__if_2, 'if_18_else'),
-                ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
                 Jump('if_18_end'),
-                Label('if_18_else'), Label('if_18_end'), JumpIfNot(close_combat__apply__if, 'if_19_else'),
-                Call(procedure='adjust_army_morale', args=Passed((('side', 'defender'), ('amount', 'defender_loss'))), into=None),
+                Label('if_18_else'), Label('if_18_end'), JumpIfNot(close_combat__apply__if_2, 'if_19_else'),
+                ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
                 Jump('if_19_end'),
-                Label('if_19_else'), Label('if_19_end'), JumpIfNot(close_combat__apply__if_2, 'if_20_else'),
-                Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
+                Label('if_19_else'), Label('if_19_end'), JumpIfNot(close_combat__apply__if, 'if_20_else'),
+                Call(procedure='adjust_army_morale', args=Passed((('side', 'defender'), ('amount', 'defender_loss'))), into=None),
                 Jump('if_20_end'),
-                # § series 12.23, 13.25
-                Label('if_20_else'), Label('if_20_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_21_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
+                Label('if_20_else'), Label('if_20_end'), JumpIfNot(close_combat__apply__if_2, 'if_21_else'),
+                Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
                 Jump('if_21_end'),
-                Label('if_21_else'), Label('if_21_end'), JumpIfNot(close_combat__apply__if_2, 'if_22_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
+                # § series 12.23, 13.25
+                Label('if_21_else'), Label('if_21_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_22_else'),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
                 Jump('if_22_end'),
+                Label('if_22_else'), Label('if_22_end'), JumpIfNot(close_combat__apply__if_2, 'if_23_else'),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
+                Jump('if_23_end'),
                 # § series 12.23, 12.63
-                Label('if_22_else'), Label('if_22_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_23_else'),
-                JumpIfNot(close_combat__gain_momentum__if, 'if_24_else'),
+                Label('if_23_else'), Label('if_23_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_24_else'),
+                JumpIfNot(close_combat__gain_momentum__if, 'if_25_else'),
                 Call(procedure='gain_momentum', args=Passed((('side', 'defender'),)), into=None),
-                Jump('if_24_end'),
-                Label('if_24_else'), JumpIfNot(close_combat__gain_momentum__if_2, 'if_25_else'),
-                Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
                 Jump('if_25_end'),
-                Label('if_25_else'), Label('if_25_end'), Label('if_24_end'), Jump('if_23_end'),
+                Label('if_25_else'), JumpIfNot(close_combat__gain_momentum__if_2, 'if_26_else'),
+                Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
+                Jump('if_26_end'),
+                Label('if_26_else'), Label('if_26_end'), Label('if_25_end'), Jump('if_24_end'),
                 # § series 12.23, 12.3, 12.4
-                Label('if_23_else'), Label('if_23_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
+                Label('if_24_else'), Label('if_24_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 201, 202, 203, 205, 205, 205, 206, 205, 211, 212, 212, 212, 213,
-                212, 215, 211, 217, 218, 219, 218), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
-                309), 'rulesets/series/close_combat.mst', (224, 225, 225, 226, 226, 226, 226, 227, 228, 229, 228, 231, 237, 238, 237, 226, 241, 225,
-                224, 246, 247), 'rulesets/newtown/indian_rules.mst', (460, 461, 461, 462, 462, 462, 462, 463, 464, 465, 464, 467, 462, 469, 461, 460,
-                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (253, 254, 255, 256, 257, 258, 259, 260,
-                258), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (264, 268, 269,
-                270, 271, 272, 272, 273, 274, 272, 271, 277, 278, 278, 279, 280, 278, 277, 283, 284, 283, 268, 291,
-                292), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
-                351), 'rulesets/series/close_combat.mst', (295, 296, 297, 298, 299, 300, 299, 304, 305, 304, 308, 309, 308, 311, 312, 311, 318, 319,
-                318, 322, 323, 322, 328, 329, 330, 329, 332, 333, 332, 328, 343, 344, 346))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214, 213, 219, 220,
+                220, 220, 221, 220, 223, 219, 225, 226, 227, 226), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
+                309), 'rulesets/series/close_combat.mst', (232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
+                232, 254, 255), 'rulesets/newtown/indian_rules.mst', (465, 466, 466, 467, 467, 467, 467, 468, 469, 470, 469, 472, 467, 474, 466, 465,
+                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (261, 262, 263, 264, 265, 266, 267, 268,
+                266), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (272, 276, 277,
+                278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286, 287, 288, 286, 285, 291, 292, 291, 276, 299,
+                300), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
+                351), 'rulesets/series/close_combat.mst', (303, 304, 305, 306, 307, 308, 307, 312, 313, 312, 316, 317, 316, 319, 320, 319, 326, 327,
+                326, 330, 331, 330, 336, 337, 338, 337, 340, 341, 340, 336, 351, 352, 354))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_ask14': 'bool',
                 '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit',
@@ -3096,8 +3102,8 @@ RULES = Rules(
                 Label('if_5_else'), Label('if_5_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (351, 352, 354,
-                355, 356, 357, 358, 356, 354, 362, 362, 362, 362, 363, 364, 365, 364, 362, 352))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (359, 360, 362,
+                363, 364, 365, 366, 364, 362, 370, 370, 370, 370, 371, 372, 373, 372, 370, 360))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3124,8 +3130,8 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (375, 376, 376, 376, 376, 377,
-                376, 375, 380, 381, 381, 381, 381, 382, 381, 380))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (383, 384, 384, 384, 384, 385,
+                384, 383, 388, 389, 389, 389, 389, 390, 389, 388))),
         'prepare_for_play': procedure(
             name='prepare_for_play', title='Prepare for Play', kind='procedure', params=(), types={'_for_u': 'units', 'u': 'unit'}, code=(
                 Label('step:optional_units'), JumpIfNot(prepare_for_play__optional_units__if, 'if_1_else'),  # § newtown I, 1.6, 6.2
@@ -3491,7 +3497,7 @@ RULES = Rules(
                 Exec(retreat_before_combat_phase__disengaged__resolve_combat),
                 Jump('for_c_1_top'),
                 Label('for_c_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (384, 385, 385, 386, 387, 385, 389, 384, 393, 393, 393, 394, 393))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (389, 390, 390, 391, 392, 390, 394, 389, 398, 398, 398, 399, 398))),
         'retreat_before_combat': procedure(
             name='retreat_before_combat', title='Retreat before Combat', kind='procedure', params=('combat',), types={'_for_u': 'units',
                 'combat': 'combat', 'stacks': 'hexes', 'u': 'unit'}, code=(
@@ -3510,7 +3516,7 @@ RULES = Rules(
                 Call(procedure='retreat_one_hex_before_combat', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (399, 401, 401, 401, 401, 402, 401, 407, 407, 407, 407, 408, 407))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (404, 406, 406, 406, 406, 407, 406, 412, 412, 412, 412, 413, 412))),
         'retreat_one_hex_before_combat': procedure(
             name='retreat_one_hex_before_combat', title='One unit retreats before combat', kind='procedure', params=('unit',
                 ), types={'follower': 'unit', 'unit': 'unit', 'vacated': 'hex'}, code=(
@@ -3529,7 +3535,7 @@ RULES = Rules(
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (423, 425, 426, 425, 428, 432, 433, 434, 435, 436, 434, 432))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (428, 430, 431, 430, 433, 437, 438, 439, 440, 441, 439, 437))),
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
                 'must_avoid': 'bool', 'unit': 'unit'}, code=(
@@ -3537,7 +3543,7 @@ RULES = Rules(
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (507,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (512,))),
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
@@ -3549,7 +3555,7 @@ RULES = Rules(
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (526, 527, 528, 529, 530, 528, 526))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (531, 532, 533, 534, 535, 533, 531))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
                 Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
@@ -4151,7 +4157,7 @@ RULES = Rules(
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23; newtown 3.1.1, 1.8', ''),
         'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
         'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
-        'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
+        'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5', ''),
         'define:may_draw_card': ('The player may draw a card', '§ newtown 4.2.2', ''),
         'define:may_get_away': ('Can move away from the enemy', '§ series 13.1, 9.1, 9.2', ''),
         'define:may_lead': ('May be the lead unit', '§ series 12.23, 13.25; newtown 6.1.4', ''),
@@ -4212,7 +4218,8 @@ RULES = Rules(
         'hexside:slope': ('Slope', '§ series 3.2, 11.41', 'movement cost: the TEC is printed on the charts'),
         'hexside:slope_creek': ('Slope/Creek', '§ series 9.4', 'movement cost: the TEC is printed on the charts'),
         'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
-        'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
+        'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5',
+            ''),
         'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
         'hook:close_combat_phase:designate:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'hook:evading_retreat:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
