@@ -317,6 +317,13 @@ def report(tally: Tally, seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="tools.fuzz", description=__doc__.split("\n")[0])
     p.add_argument("--minutes", type=float, default=1.0)
+    p.add_argument(
+        "--actions",
+        type=int,
+        default=0,
+        help="stop after the game in which this many actions have been checked, "
+        "however long it takes (instead of --minutes)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--battles", default=",".join(BATTLES))
     p.add_argument(
@@ -340,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         edit(tally, partial(check_seeds, game, saves, lines), tally.seeds, game.rules.name)
     deadline = start + args.minutes * 60
     seed = args.seed
-    while time.monotonic() < deadline:
+    while tally.actions < args.actions if args.actions else time.monotonic() < deadline:
         fuzz_game(games[seed % len(games)], seed, tally)
         seed += 1
     print(report(tally, time.monotonic() - start))
