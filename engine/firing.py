@@ -8,6 +8,10 @@ enters, each modifier that changes a roll, each result applied, each table
 read, each trigger that runs and each movement restriction that binds, as a
 (kind, name) key: ("step", "procedure.step"), ("modifier", "list#index"),
 ("result", name), ("table", name), ("trigger", name), ("restriction", name).
+Inside a step it counts each arm of a conditional taken — ("branch",
+"procedure@index:then" or ":else", the index of the `if`'s or loop's test
+among the procedure's instructions) — and each row and column of a table
+read: ("table_row", "table#row"), ("table_column", "table#column").
 """
 
 from __future__ import annotations
@@ -40,6 +44,19 @@ class Firing:
             self.counts[("step", f"{proc}.{step}")] += 1
         elif pc == 0:
             self.counts[("step", f"{proc}.")] += 1  # a procedure without named steps
+
+    def branch(self, proc: str, pc: int, taken: bool) -> None:
+        """The test at instruction `pc` held (`taken`: the next instruction runs) or not."""
+        self.counts[("branch", branch_name(proc, pc, taken))] += 1
+
+
+# The instructions whose test chooses between two arms (engine/instructions.py).
+BRANCHING = ("jump_if_not", "jump_if_empty", "jump_unless_switch")
+
+
+def branch_name(proc: str, pc: int, taken: bool) -> str:
+    """The key of one arm of the conditional at instruction `pc` of `proc`."""
+    return f"{proc}@{pc}:{'then' if taken else 'else'}"
 
 
 def fired(s: State, kind: str, name: str) -> None:

@@ -17,7 +17,7 @@ from engine import instructions as ins
 from engine.describe import describe_value, side_name
 from engine.effects import determine_victory
 from engine.events import emit
-from engine.firing import fired
+from engine.firing import BRANCHING, fired
 from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
 from engine.primitives.base import get as primitive
 from engine.sources import NOTE_START, rule_note
@@ -92,6 +92,8 @@ def advance(s: State) -> None:
         except Exception as exc:
             _note_where(s, frame, exc, pc)
             raise
+        if firing is not None and instr.opcode in BRANCHING:
+            firing.branch(frame.proc, pc, frame.pc == pc + 1)
         if node is not None:
             s._node = node
             return

@@ -15,7 +15,7 @@ from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, uni
 from engine.los import sees
 from engine.nodes import RulesError
 from engine.state import MAX_SIDES, NOT_ENTERED, ON_MAP, State
-from engine.tables import cell_value, column_index, row_of
+from engine.tables import cell_value, column_index, read_cell, row_of
 from engine.terrain_state import CHANGED_TERRAIN, board_of
 from engine.vocabulary import query
 from engine.zoc import in_zoc_of
@@ -539,7 +539,7 @@ def shift_column(s: State, table: int, column: int, shift: int) -> int:
 def lookup(s: State, table: int, row: Any, column: int | None = None) -> Any:
     """The cell at a row and column (index) of a table that is read, not rolled on."""
     spec = s.game.tables[table]
-    return cell_value(spec, spec.rows[row_of(spec, row)][3][column or 0])
+    return cell_value(spec, read_cell(s, spec, row_of(spec, row), column or 0))
 
 
 def column_of(s: State, table: int, key: Any) -> int:

@@ -84,6 +84,15 @@ def _part_text(s: State, kind: str, value: Any) -> str:
     return words(str(value))
 
 
+def read_cell(s: State, spec: TableSpec, row: int, column: int) -> tuple[Any, ...]:
+    """The cell at a row and column index, counted as read when the game counts
+    what fires (engine/firing.py)."""
+    if s.game.firing is not None:
+        s.game.firing.counts[("table_row", f"{spec.name}#{row}")] += 1
+        s.game.firing.counts[("table_column", f"{spec.name}#{column}")] += 1
+    return spec.rows[row][3][column]
+
+
 def roll_on_table(
     s: State, table: int, column: int, modifiers: str | None, bindings: dict[str, Any], face: int
 ) -> tuple[Any, int]:
@@ -92,7 +101,7 @@ def roll_on_table(
     fired(s, "table", spec.name)
     items = modifiers_of(s, modifiers, bindings) if modifiers else []
     total = face + sum(a for _label, a in items)
-    cell = spec.rows[row_of(spec, total)][3][column]
+    cell = read_cell(s, spec, row_of(spec, total), column)
     drm = "".join(f", {a:+d} {label}" for label, a in items)
     where = column_label(spec, column)
     say(s, f"{spec.title}: rolled {face}{drm} = {total}{where} → {cell_text(s, spec, cell)}.")

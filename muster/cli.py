@@ -229,6 +229,9 @@ def parser() -> argparse.ArgumentParser:
     sk.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     sk.add_argument("--report", help="write the Markdown report here (default: stdout)")
     sk.add_argument("--counts", help="write the firing counts as JSON (for muster coverage --soak)")
+    sk.add_argument(
+        "--reasons", help="a file of `KEY: reason` lines: why each declaration never fires"
+    )
     sk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sk.set_defaults(func="muster.soak:cmd_soak")
 

@@ -207,8 +207,16 @@ def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, st
         raise BadInput(f"{path}: not the firing counts of a soak of {rules.name}")
     return [
         (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
-        for d in declarations(rules)
+        for d in declarations(rules, engine_rules(rules))
     ]
+
+
+def engine_rules(rules: Any) -> Any:
+    """The battle's compiled engine rules: what a soak counts branches of."""
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
+
+    return load_generated(generate(rules), rules.name).load_game().rules
 
 
 def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:

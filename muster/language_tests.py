@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -71,6 +72,7 @@ from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hin
 from dsl.parse import decode_source, parse_text
 from dsl.source import SourceFiles
 from engine import instructions as ins
+from engine.firing import Firing
 from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
@@ -354,10 +356,15 @@ def _value(word: str) -> Any:
 class Runner:
     """Runs the tests of one battle, one compiled game per scenario and switches."""
 
-    def __init__(self, rules: ir.Ruleset) -> None:
+    def __init__(self, rules: ir.Ruleset, count_firing: bool = False) -> None:
         self.rules = rules
         self.package = load_generated(generate(rules), rules.name)
         self.games: dict[str, Any] = {}
+        # With `count_firing`, what each test made fire (engine/firing.py), by
+        # test name: `muster soak` names the test that makes a rarity fire.
+        self.count_firing = count_firing
+        self.fired: dict[str, Counter[tuple[str, str]]] = {}
+        self._firing: Firing | None = None
 
     def game(self, scenario: str | None, switches: dict[str, bool]) -> Any:
         key = json.dumps([scenario, sorted(switches.items())])
@@ -366,15 +373,22 @@ class Runner:
             if scenario:
                 params["scenario"] = scenario
             self.games[key] = self.package.load_game(params)
-        return self.games[key]
+        game = self.games[key]
+        if self.count_firing:
+            self._firing = self._firing or Firing(game.rules)
+            game.firing = self._firing
+        return game
 
     def run(self, test: LanguageTest) -> Outcome:
         start = time.perf_counter()
+        self._firing = None
         try:
             self._run(test.decl)
             failure = None
         except TestFailure as e:
             failure = str(e)
+        if self._firing is not None:
+            self.fired[test.name] = self._firing.counts
         return Outcome(test, failure, time.perf_counter() - start)
 
     def _run(self, decl: ast.Entity) -> None:
@@ -640,3 +654,19 @@ def run_tests(arg: str | Path, only: str | None = None) -> tuple[list[LanguageTe
     tests = [t for t in tests if only is None or only in t.name]
     runner = Runner(rules)
     return tests, Run([runner.run(t) for t in tests])
+
+
+def fired_in_tests(rules: ir.Ruleset, arg: str | Path) -> dict[tuple[str, str], str]:
+    """(kind, name) of each declaration the battle's tests make fire -> the first
+    passing test that does (engine/firing.py): a rarity a soak never meets is
+    still shown to play by a position written by hand."""
+    reporter = Reporter(SourceFiles())
+    tests = collect(test_files(resolve_ruleset(arg)), rules, reporter)
+    reporter.check()
+    runner = Runner(rules, count_firing=True)
+    out: dict[tuple[str, str], str] = {}
+    for t in tests:
+        if runner.run(t).failure is None:
+            for key in runner.fired.get(t.name, ()):
+                out.setdefault(key, t.name)
+    return out

@@ -1,7 +1,9 @@
 """`muster soak`: many games of every scenario, checked as they play, counting what fired.
 
-A soak plays each scenario of a battle with random and eager bots
-(`engine/bots/`), seed after seed, and after every action checks the
+A soak plays each scenario of a battle with random, eager and heuristic
+bots (`engine/bots/`) in turn, seed after seed — the heuristic bot makes for
+the battle's objectives, so that the success paths of its victory rules fire
+too — and after every action checks the
 invariants any position of the series must keep:
 
 - one location per unit: a unit on the map stands in one hex of the map, a
@@ -35,11 +37,14 @@ from compiler import ir
 from compiler.backends.engine_codegen import define_name
 from engine import chance
 from engine.bots import make_bot
-from engine.firing import Firing
+from engine.errors import BadInput
+from engine.firing import BRANCHING, Firing, branch_name
 from engine.game import Game
+from engine.rules import Rules
 from engine.state import ON_MAP, State
 
-BOTS = ("random", "eager")
+BOTS = ("random", "eager", "heuristic")
+NO_REASON = "**no reason given**"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +58,19 @@ class Declaration:
     rule: str  # the rule switch it belongs to, "" for always
 
 
-def declarations(rules: ir.Ruleset) -> list[Declaration]:
-    """Every declaration a soak can see fire, in the order of the IR."""
+def declarations(rules: ir.Ruleset, engine: Rules | None = None) -> list[Declaration]:
+    """Every declaration a soak can see fire, in the order of the IR; with the
+    battle's compiled `engine` rules, every arm of every conditional and every
+    row and column of every table as well (issue 27: a dead branch inside a
+    step that fires thousands of times)."""
+    out = _whole_declarations(rules)
+    if engine is not None:
+        out += _branches(rules, engine) + _table_parts(rules)
+    return out
+
+
+def _whole_declarations(rules: ir.Ruleset) -> list[Declaration]:
+    """The steps, modifiers, results, tables, triggers and restrictions."""
 
     def where(span: Any) -> str:
         return f"{span.file}:{span.line}" if span is not None and span.line else "?"
@@ -84,6 +100,43 @@ def declarations(rules: ir.Ruleset) -> list[Declaration]:
         out.append(Declaration("trigger", t.name, where(t.span), t.prov.cites, t.rule))
     for x in rules.restrictions:
         out.append(Declaration("restriction", x.name, where(x.span), x.prov.cites, x.rule))
+    return out
+
+
+def _branches(rules: ir.Ruleset, engine: Rules) -> list[Declaration]:
+    """Both arms of every conditional instruction (an `if`, a loop's test, a
+    rule switch's step), where the rule files write it, citing its step."""
+    steps = {
+        (p.name, st.name): (st.prov.cites or p.prov.cites, st.rule.lstrip("!"))
+        for p in rules.procedures
+        for st in p.steps
+    }
+    out = []
+    for name, spec in engine.procedures.items():
+        starts = sorted((pc, step) for step, pc in spec.steps.items())
+        for pc, instr in enumerate(spec.code):
+            if instr.opcode not in BRANCHING:
+                continue
+            step = next((st for start, st in reversed(starts) if start <= pc), "")
+            cites, rule = steps.get((name, step), ((), ""))
+            where = spec.lines[pc] if pc < len(spec.lines) else "?"
+            for taken in (True, False):
+                key = branch_name(name, pc, taken)
+                out.append(Declaration("branch", key, where, cites, rule))
+    return out
+
+
+def _table_parts(rules: ir.Ruleset) -> list[Declaration]:
+    """Every row and every column of every table, where the rule files write it."""
+    out = []
+    for t in rules.tables:
+        for i, row in enumerate(t.rows):
+            where = f"{row.span.file}:{row.span.line}"
+            out.append(Declaration("table_row", f"{t.name}#{i}", where, t.prov.cites, ""))
+        if len(t.columns) > 1:
+            where = f"{t.span.file}:{t.span.line}"
+            for i in range(len(t.columns)):
+                out.append(Declaration("table_column", f"{t.name}#{i}", where, t.prov.cites, ""))
     return out
 
 
@@ -218,7 +271,7 @@ def soak(
         start = time.perf_counter()
         for i in range(games):
             seed = first_seed + i
-            bots = (BOTS[i % 2], BOTS[i % 2])
+            bots = (BOTS[i % len(BOTS)], BOTS[i % len(BOTS)])
             for move, what, detail in play_checked(game, bots, seed, invariants, run):
                 problems.append(Problem(run.scenario, seed, ",".join(bots), move, what, detail))
             if progress is not None:
@@ -229,16 +282,52 @@ def soak(
     return SoakReport(battle, runs, problems, firing_total, switches)
 
 
-def never_fired(report: SoakReport, decls: list[Declaration]) -> list[tuple[Declaration, str]]:
-    """The declarations no soaked game fired, each with the reason the soak can tell."""
+def reason_key(d: Declaration) -> str:
+    """How a reasons file names a declaration: a branch by where the rule files
+    write its test and which arm (its instruction index shifts with any edit),
+    any other by its kind and name."""
+    if d.kind == "branch":
+        return f"branch {d.where} {d.name.rsplit(':', 1)[1]}"
+    return f"{d.kind} {d.name}"
+
+
+def read_reasons(path: Path) -> dict[str, str]:
+    """A reasons file: `KEY: why it never fires in a soak`, one per line (`#`
+    starts a comment); KEY as `reason_key` writes it."""
+    out: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, why = line.partition(": ")
+        if not sep or not why.strip():
+            raise BadInput(f"{path}:{n}: expected `KEY: reason`, got {line[:60]!r}")
+        out[key.strip()] = why.strip()
+    return out
+
+
+def never_fired(
+    report: SoakReport,
+    decls: list[Declaration],
+    tested: dict[tuple[str, str], str] | None = None,
+    reasons: dict[str, str] | None = None,
+) -> list[tuple[Declaration, str]]:
+    """The declarations no soaked game fired, each with its reason: its rule is
+    off, a test of the battle makes it fire (a rarity shown by hand), or the
+    reasons file says why; else "no reason given"."""
+    tested, reasons = tested or {}, reasons or {}
     out = []
     for d in decls:
         if report.firing[(d.kind, d.name)]:
             continue
         if d.rule and not report.switches.get(d.rule, True):
             reason = f"its rule `{d.rule}` is off in every scenario soaked"
+        elif (d.kind, d.name) in tested:
+            reason = f"a rarity: the test `{tested[(d.kind, d.name)]}` makes it fire"
+        elif reason_key(d) in reasons:
+            reason = reasons[reason_key(d)]
         else:
-            reason = "not reached"
+            reason = NO_REASON
         out.append((d, reason))
     return out
 
@@ -266,14 +355,21 @@ def _cites(cites: tuple[ir.Cite, ...]) -> str:
     return "; ".join(f"§ {doc} {', '.join(secs)}" for doc, secs in by_doc.items()) or "—"
 
 
-def markdown(report: SoakReport, games: int, decls: list[Declaration]) -> str:
+def markdown(
+    report: SoakReport,
+    games: int,
+    decls: list[Declaration],
+    tested: dict[tuple[str, str], str] | None = None,
+    reasons: dict[str, str] | None = None,
+) -> str:
     """The soak report: games, outcomes, problems, and what never fired, as Markdown."""
     lines = [
         f"# Soak: {report.battle}",
         "",
         f"`muster soak {report.battle} --games {games}`: {games} games per scenario, seeds 1–"
-        f"{games}; the games alternate random bots and eager bots (which rarely pass),"
-        " starting with random.",
+        f"{games}; the games take random bots, eager bots (which rarely pass) and"
+        " heuristic bots (which make for the battle's objectives) in turn, starting with"
+        " random.",
         "Invariants checked after every action: one location per unit, step counts,"
         " Army Morale bounds (16.3), and stacking (7.1) at the start of every game turn.",
         "",
@@ -302,16 +398,38 @@ def markdown(report: SoakReport, games: int, decls: list[Declaration]) -> str:
             detail = p.detail.replace("|", "\\|")[:160]
             lines.append(f"| {p.scenario} | {p.seed} | {p.bots} | {p.move} | {p.what} | {detail} |")
         lines.append("")
-    silent = never_fired(report, decls)
+    silent = never_fired(report, decls, tested, reasons)
     fired = len(decls) - len(silent)
+    rare = sum(r.startswith("a rarity") for _d, r in silent)
+    unexplained = sum(r == NO_REASON for _d, r in silent)
+    known = {reason_key(d) for d in decls}
+    stale = sorted(k for k in (reasons or {}) if k not in known)
     lines += [
         f"## Declarations that fired: {fired} of {len(decls)}",
         "",
         "Counted: procedure steps entered, modifiers that changed a roll, results applied,"
-        " tables read, triggers run, movement restrictions that bound (engine/firing.py).",
+        " tables read, triggers run, movement restrictions that bound, and inside the steps"
+        " each arm of a conditional taken (`branch`: `procedure@instruction:then` or"
+        " `:else`, an `if`, a loop's test or a rule switch's step) and each row and column"
+        " of a table read (engine/firing.py).",
         "",
         f"### Never fired ({len(silent)})",
         "",
+        f"Each with its reason: {rare} are rarities that a test of the battle makes fire"
+        " (`muster test`, counted as the soak counts), the others are explained in the"
+        " reasons file (`muster soak --reasons`) or are off by their rule switch;"
+        f" {unexplained} without a reason.",
+        "",
+        *(
+            [
+                f"Reasons that name no declaration of these rules ({len(stale)}): "
+                + ", ".join(f"`{k}`" for k in stale)
+                + ".",
+                "",
+            ]
+            if stale
+            else []
+        ),
         "| kind | declaration | where | cites | reason |",
         "|---|---|---|---|---|",
     ]
@@ -324,6 +442,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
     from compiler.backends.engine_codegen import generate
     from compiler.build import load_generated
     from compiler.check import compile_ruleset
+    from muster.language_tests import fired_in_tests
 
     rules, _ = compile_ruleset(args.ruleset)
     if rules.library:
@@ -336,8 +455,11 @@ def cmd_soak(args: argparse.Namespace) -> int:
         if not args.quiet and (done == total or done % 10 == 0):
             print(f"  {scenario}: {done}/{total} games", file=sys.stderr, flush=True)
 
+    reasons = read_reasons(Path(args.reasons)) if args.reasons else {}
     report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress)
-    text = markdown(report, args.games, declarations(rules))
+    tested = fired_in_tests(rules, args.ruleset)
+    decls = declarations(rules, package.load_game().rules)
+    text = markdown(report, args.games, decls, tested, reasons)
     if args.report:
         Path(args.report).write_text(text, encoding="utf-8")
     if args.counts:

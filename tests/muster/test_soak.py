@@ -7,16 +7,29 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
+from collections import Counter
 
 import pytest
 
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
+from engine.errors import BadInput
 from engine.firing import Firing
 from engine.state import ELIMINATED, ON_MAP
 from muster.cli import main
-from muster.soak import Invariants, declarations
+from muster.language_tests import fired_in_tests
+from muster.soak import (
+    NO_REASON,
+    Declaration,
+    Invariants,
+    SoakReport,
+    declarations,
+    markdown,
+    never_fired,
+    read_reasons,
+)
 from tests.conftest import RULESETS, play_out
 
 
@@ -59,7 +72,7 @@ def test_counting_is_off_by_default_and_counts_steps_when_on(training_package):
     # Each key names a declaration of the rule files (the bodies of results and
     # triggers run as procedures of their own, `result:retreat`, counted as
     # their result or trigger).
-    known = {(d.kind, d.name) for d in declarations(rules)}
+    known = {(d.kind, d.name) for d in declarations(rules, game.rules)}
     assert {k for k in counts if ":" not in k[1]} <= known
     assert counts[("result", "retreat")] == counts[("step", "result:retreat.do")]
 
@@ -121,3 +134,86 @@ def test_every_chosen_set_up_hex_has_room(battle):
             while s.stack and s.stack[-1].proc == "setup" and not s.is_chance_node():
                 s.apply_action(rng.choice(s.legal_actions()))
             assert overstacked(package, game, s) == [], f"{scenario.name}, seed {seed}"
+
+
+def test_each_arm_of_a_conditional_and_each_table_row_are_counted(training_package):
+    rules, package = training_package
+    game = package.load_game()
+    game.firing = Firing(game.rules)
+    for seed in (1, 2, 3):
+        play_out(game.new_initial_state(), seed=seed)
+    counts = game.firing.counts
+    decls = declarations(rules, game.rules)
+    branches = [d for d in decls if d.kind == "branch"]
+    # Both arms of every conditional are declared, each where its test is written.
+    assert branches and len(branches) % 2 == 0
+    for d in branches:
+        path, line = d.where.rsplit(":", 1)
+        text = (RULESETS.parent / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+        assert any(w in text for w in ("if ", "for each", "step ", "while")), (d, text)
+    taken = {d.name.rsplit(":", 1)[1] for d in branches if counts[("branch", d.name)]}
+    assert taken == {"then", "else"}
+    rows = [d for d in decls if d.kind == "table_row" and d.name.startswith("combat_table#")]
+    assert len(rows) == len(next(t for t in rules.tables if t.name == "combat_table").rows)
+    read = sum(counts[("table_row", d.name)] for d in rows)
+    assert read == counts[("table", "combat_table")]  # one row read for each roll
+
+
+def test_the_battles_tests_name_what_they_make_fire(tmp_path):
+    battle = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", battle)
+    (battle / "tests" / "opening.mst").write_text(
+        'test opening "The game begins" {\n    scenario skirmish\n    start\n'
+        "    expect phasing red\n}\n",
+        encoding="utf-8",
+    )
+    rules, _ = compile_ruleset(battle)
+    tested = fired_in_tests(rules, battle)
+    assert tested[("step", "game.turns")] == "opening"
+    assert tested[("step", "player_turn.begin")] == "opening"
+    assert ("table", "combat_table") not in tested  # no test rolls on it
+
+
+def silent_report() -> SoakReport:
+    return SoakReport("b", [], [], Counter({("step", "fired.x"): 3}), {"night": False})
+
+
+def test_a_never_fired_declaration_gets_its_reason():
+    decls = [
+        Declaration("step", "fired.x", "b.mst:1", (), ""),
+        Declaration("step", "rare.x", "b.mst:2", (), ""),
+        Declaration("branch", "p@4:else", "b.mst:3", (), ""),
+        Declaration("trigger", "dark", "b.mst:4", (), "night"),
+        Declaration("result", "rout", "b.mst:5", (), ""),
+    ]
+    tested = {("step", "rare.x"): "a_rare_test"}
+    reasons = {"branch b.mst:3 else": "every unit there has a step to lose"}
+    report = silent_report()
+    got = {d.name: why for d, why in never_fired(report, decls, tested, reasons)}
+    assert got == {
+        "rare.x": "a rarity: the test `a_rare_test` makes it fire",
+        "p@4:else": "every unit there has a step to lose",
+        "dark": "its rule `night` is off in every scenario soaked",
+        "rout": NO_REASON,
+    }
+    text = markdown(report, 1, decls, tested, {**reasons, "step gone.x": "stale"})
+    assert "1 without a reason" in text and "`step gone.x`" in text
+
+
+def test_a_reasons_line_without_a_reason_is_refused_with_its_place(tmp_path):
+    path = tmp_path / "b.reasons"
+    path.write_text("# why\nstep a.b: it is rare\nbranch b.mst:3 else\n", encoding="utf-8")
+    with pytest.raises(BadInput, match=r"b.reasons:3: expected `KEY: reason`"):
+        read_reasons(path)
+    path.write_text("# why\nstep a.b: it is rare\n", encoding="utf-8")
+    assert read_reasons(path) == {"step a.b": "it is rare"}
+
+
+@pytest.mark.parametrize("battle", ["monmouth", "newtown"])
+def test_every_declaration_the_shipped_soak_never_fired_has_a_reason(battle):
+    text = (RULESETS.parent / "docs" / "soak" / f"{battle}.md").read_text(encoding="utf-8")
+    silent = text.split("### Never fired", 1)[1]
+    rows = [r for r in silent.splitlines() if r.startswith("| ") and "---" not in r][1:]
+    assert rows, "the report lists what never fired"
+    assert [r for r in rows if NO_REASON in r] == []
+    assert "Reasons that name no declaration" not in silent
