@@ -548,3 +548,26 @@ def test_both_scenarios_build_and_play_to_the_end(name):
         moves += 1
         assert moves < 20000
     assert s.winner >= 0
+
+
+@pytest.mark.slow
+def test_the_historical_assault_on_the_breastwork_shows_the_fieldworks_drm():
+    """Issue 27 item 4, in play: the breastwork counts as fieldworks (series
+    3.2, 13.5; newtown 3.6.2), and the map has no other fortified hexside, so a
+    seeded game of heuristic bots attacking the Indian line shows the
+    attacker's fieldworks DRM in its account."""
+    from engine.bots import make_bot
+
+    game = load_game(BATTLE, {"scenario": "historical"})
+    s = game.new_initial_state()
+    bots = [make_bot("heuristic", 0, 1), make_bot("heuristic", 1, 1)]
+    account: list[str] = []
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, 1))
+        else:
+            s.apply_action(bots[s.current_player()].step(s))
+        account += s.take_messages()
+    rolls = [m for m in account if "Attacking into fieldworks" in m]
+    assert rolls and all(m.startswith("Close Combat Table: rolled") for m in rolls)
+    assert "fieldworks" not in (BATTLE / "map.mst").read_text(encoding="utf-8")
