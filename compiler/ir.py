@@ -698,6 +698,19 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class Impossible:
+    """A position no play of the rules reaches (`impossible`): loaded positions
+    where the condition holds are refused; the fuzzers check play never gets there."""
+
+    name: str
+    title: str
+    condition: TExpr
+    rule: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Concealment:
     """Units a side may not examine (series 7.4 exceptions): its observations
     show only how many units stand in their hexes."""
@@ -924,5 +937,6 @@ class Ruleset:
     prov: Prov
     counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/check/counters.py
     concealments: tuple[Concealment, ...] = ()
+    impossibles: tuple[Impossible, ...] = ()
     bot_weights: tuple[BotWeights, ...] = ()
     terrain_changes: tuple[TerrainChange, ...] = ()

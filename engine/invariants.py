@@ -5,7 +5,8 @@ breaks any of these (so a corrupt save never crashes later, in play), the
 fuzzers run it after every action, and tests use it on hand-made positions.
 Each invariant is about the engine's own data — where units are, their step
 losses, the types of variables and frame bindings, the stack of procedures —
-never about a particular battle's rules.
+never about a particular battle's rules; what the rules themselves make
+impossible, they declare (`impossible`), and it is checked here too.
 """
 
 from __future__ import annotations
@@ -51,7 +52,24 @@ def violations(s: State) -> list[str]:
     out += _bag_violations(s)
     out += _stack_violations(s)
     out += _ending_violations(s)
+    if not out:  # the rules' own conditions read the data checked above
+        out += impossible_positions(s)
     return out
+
+
+def impossible_positions(s: State) -> list[str]:
+    """The battle's `impossible` positions that `s` is in, each with its citation.
+
+    These are the rules' knowledge, not the engine's: what no play reaches
+    (enemy combat units in one hex, series 9.2), so a hand-written position
+    that breaks it is refused at once rather than failing later in some rule.
+    """
+    on = s.game.switch_on
+    return [
+        f"{x.title} ({x.cite})" if x.cite else x.title
+        for x in s.game.rules.impossibles
+        if (not x.rule or on[x.rule]) and x.condition(s, {})
+    ]
 
 
 def check(s: State) -> None:

@@ -306,6 +306,17 @@ class ConcealSpec:
     rule: str
 
 
+@dataclass(frozen=True, slots=True)
+class ImpossibleSpec:
+    """A position no play of the rules reaches: `condition(state, {})` holds there."""
+
+    name: str
+    title: str
+    cite: str  # "§ series 9.2", named when a loaded position is refused
+    condition: Fn
+    rule: str  # the rule switch it belongs to ("" for always)
+
+
 # The restrictions tested for a hex a unit enters or ends its move in.
 HEX_RESTRICTIONS = frozenset({"no_entry", "no_end", "confined_to"})
 
@@ -461,6 +472,7 @@ class Rules:
     bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     markers: tuple[str, ...] = ()  # every marker, by name: what a bag may come to hold
     concealments: tuple[ConcealSpec, ...] = ()
+    impossibles: tuple[ImpossibleSpec, ...] = ()
     # Who may look into each bag (a bag left out is seen by every side).
     bag_seen_by: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # Every unit attribute (from the unit or its type) as one value per unit.

@@ -194,7 +194,7 @@ def _entity_locals(decl: ast.Entity) -> list[Symbol]:
         on = next((ln for ln in lines if ln.key == "on"), None)
         if on is not None and len(on.values) > 1 and isinstance(on.values[1], ast.Name):
             bindings = EVENTS.get(on.values[1].id, ())
-    elif decl.kind in ("restriction", "conceal", "victory"):
+    elif decl.kind in ("restriction", "conceal", "impossible", "victory"):
         bindings = CONTEXTS[decl.kind].bindings
     elif decl.kind == "scenario":
         bindings = CONTEXTS["setup_choice"].bindings

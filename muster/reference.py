@@ -64,6 +64,7 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "trigger": (check.TRIGGER_KEYS, "`when CONDITION`, `do { statements }`"),
     "restriction": (check.RESTRICTION_KEYS, "`when CONDITION`"),
     "conceal": (check.CONCEAL_KEYS, "`when CONDITION`"),
+    "impossible": (set(), "`when CONDITION`"),
     "victory": (check.VICTORY_KEYS, "`when CONDITION`"),
     "victory_level": (check.VICTORY_LEVEL_KEYS, ""),
     "variable": (variables.VARIABLE_KEYS, ""),

@@ -874,6 +874,18 @@ class Codegen:
             for c in self.rules.concealments
         ]
 
+    def impossibles(self) -> list[dict[str, object]]:
+        return [
+            {
+                "name": x.name,
+                "title": x.title,
+                "condition": self.optional_fn(x.condition, "condition", "impossible", x.name),
+                "rule": x.rule,
+                "cite": cite_text(x.prov),
+            }
+            for x in self.rules.impossibles
+        ]
+
     def victories(self) -> list[dict[str, object]]:
         return [
             {
@@ -1099,6 +1111,7 @@ class Codegen:
             "triggers": self.triggers(),
             "restrictions": [self.restriction(x) for x in r.restrictions],
             "concealments": self.concealments(),
+            "impossibles": self.impossibles(),
             "victories": self.victories(),
             "scenarios": [self.scenario(sc) for sc in r.scenarios],
             "unit_specs": [self.unit_spec(u) for u in r.units],

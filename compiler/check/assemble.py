@@ -65,6 +65,7 @@ def assemble(
         triggers=bodies.triggers,
         restrictions=bodies.restrictions,
         concealments=bodies.concealments,
+        impossibles=bodies.impossibles,
         bot_weights=bodies.bot_weights,
         victories=bodies.victories,
         victory_levels=declared.victory_levels,

@@ -1,7 +1,7 @@
 """Pass 6: type-check every body — expressions and statements.
 
 Definitions, units' commands, modifier lists, results, procedures' steps,
-triggers, restrictions, concealment, scenarios, victory conditions and bot
+triggers, restrictions, concealment, impossible positions, scenarios, victory conditions and bot
 weights, in that order (the order their errors are reported in).
 """
 
@@ -13,7 +13,7 @@ from compiler import ir
 from compiler.check.bot_weights import check_bot_weights
 from compiler.check.bounds import MODIFIER, within
 from compiler.check.collect import Declarations
-from compiler.check.conditions import Restrictions, conceal, victory, when
+from compiler.check.conditions import Restrictions, conceal, impossible, victory, when
 from compiler.check.declare import Declared
 from compiler.check.defines import check_param_types
 from compiler.check.expressions import Scope
@@ -41,6 +41,7 @@ class Bodies:
     triggers: tuple[ir.Trigger, ...]
     restrictions: tuple[ir.Restriction, ...]
     concealments: tuple[ir.Concealment, ...]
+    impossibles: tuple[ir.Impossible, ...]
     scenarios: tuple[ir.Scenario, ...]
     victories: tuple[ir.Victory, ...]
     bot_weights: tuple[ir.BotWeights, ...]
@@ -68,6 +69,7 @@ def check_bodies(
         triggers,
         restrictions,
         concealments,
+        tuple(impossible(tools, d, rule) for d, rule in decls.switched("impossible")),
         scenarios,
         _victories(tools, decls, parts, declared, scenario_names),
         _bot_weights(tools, decls, parts, scenario_names),

@@ -52,6 +52,19 @@ def when(tools: Tools, p: Props, scope: Scope) -> ir.TExpr | None:
     return tools.exprs.expr(p.when[0].test, scope, "bool") if p.when else None
 
 
+def impossible(tools: Tools, d: ast.Entity, rule: str) -> ir.Impossible:
+    """`impossible NAME "T" { when <condition> }`: a position no play of the
+    rules reaches (enemy combat units in one hex, series 9.2). A loaded
+    position where it holds is refused, and the fuzzers check play never
+    reaches one."""
+    p = Props(d, tools.reporter, set())
+    cond = when(tools, p, Scope(CONTEXTS["impossible"].scope()))
+    if cond is None:
+        tools.reporter.error(d.name_span, MISSING, f"impossible {d.name!r} needs `when condition`")
+        cond = ir.Const("bool", d.span, False)
+    return ir.Impossible(name_of(d), title_of(d), cond, rule, prov_of(d.prov), d.span)
+
+
 def conceal(tools: Tools, d: ast.Entity, rule: str, forces: ForcesChecker) -> ir.Concealment:
     """`conceal NAME "T" { from SIDE; when <condition on unit, hex> }`: the
     units that side may not examine (an exception to series 7.4)."""

@@ -59,6 +59,11 @@ CONTEXTS: dict[str, ConditionContext] = {
         (("unit", "unit"), ("hex", "hex")),
         "`unit` is a unit the side may not examine, in `hex`",
     ),
+    "impossible": ConditionContext(
+        "impossible NAME { when CONDITION }",
+        (),
+        "a position of the game, after any action: only declared names and variables",
+    ),
     "victory": ConditionContext(
         "victory NAME { when CONDITION }",
         (),

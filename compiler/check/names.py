@@ -28,6 +28,7 @@ KINDS = {
     "trigger",
     "restriction",
     "conceal",
+    "impossible",
     "victory",
     "victory_level",
     "bot_weights",
