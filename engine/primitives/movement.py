@@ -589,8 +589,8 @@ class MoveUnits(Primitive):
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def _between_moves(self, s: State, frame: Frame) -> bool:
-        """Whether the rules' `between_moves` procedure is offered now (Monmouth
-        III: reinforcements "can enter play at any time during a player's
+        """Whether the rules' `between_moves` procedure is offered now (a battle
+        whose reinforcements "can enter play at any time during a player's
         movement"): whenever `between_moves_when` holds, if it is given."""
         if not frame.b["between_moves"]:
             return False
