@@ -12,6 +12,7 @@ from typing import Any
 
 from engine import restrictions
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
+from engine.firing import fired
 from engine.los import sees
 from engine.nodes import RulesError
 from engine.state import MAX_SIDES, NOT_ENTERED, ON_MAP, State
@@ -539,6 +540,7 @@ def shift_column(s: State, table: int, column: int, shift: int) -> int:
 def lookup(s: State, table: int, row: Any, column: int | None = None) -> Any:
     """The cell at a row and column (index) of a table that is read, not rolled on."""
     spec = s.game.tables[table]
+    fired(s, "table", spec.name)
     return cell_value(spec, read_cell(s, spec, row_of(spec, row), column or 0))
 
 
