@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '631e685a49d3f1759882f004cab590ca25445b12c3f81e50ab9c642f9c002c0d'
+RULES_HASH = '0a2db31c1d6d38d96e3eefb04aebf25f3ff32b2f187251c9632583d771531ab9'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -22,9 +22,9 @@ from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, EndPhase, Exec, ForDrop, ForStart, ForTake, Jump, JumpIfEmpty, JumpIfNot,
     JumpUnlessSwitch, Label, Let, Prim, Return, Reveal, Roll, RollDie)
 from engine.operands import Bound, Constant, Passed
-from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec, RestrictionSpec,
-    ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec, UnitTypeSpec, VariableSpec,
-    VictorySpec, procedure, props_by_unit)
+from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
+    RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
+    UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
 from engine.sources import lines_at
 from engine.state import ON_MAP
 
@@ -262,6 +262,9 @@ def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Withi
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
+
+def define__among_enemies(s, a_u):  # 'rulesets/series/stacking.mst:33': 'A combat unit sharing its hex with an enemy combat unit' § series 9.2
+    return (UNIT_COMBAT[a_u] and (sum(1 for e0 in q.stacked_with(s, a_u) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] != UNIT_SIDE[a_u]))) > 0))
 
 define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC' § series 8.1
 
@@ -1530,6 +1533,11 @@ def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scen
     return s.vars['hessian_holds'][b['unit']]
 def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:474' § monmouth 6.392
     return (q.side(s, b['unit']) == SIDE__BRITISH)
+
+def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
+    return (((s.vars['momentum_pool'] + s.vars['momentum'][q.side_number(s, 0)]) + s.vars['momentum'][q.side_number(s, 1)]) > 5)
+def impossible__enemies_in_one_hex__condition(s, b):  # 'rulesets/series/stacking.mst:37'
+    return (sum(1 for e0 in q.all_units(s) if define__among_enemies(s, e0)) > 0)
 
 def victory__british_breaks_the_advanced_corps__condition(s, b):  # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
@@ -3401,6 +3409,12 @@ RULES = Rules(
             unit_part=restriction__british_north_of_the_brook__condition),
     ),
     concealments=(),
+    impossibles=(
+        ImpossibleSpec(name='momentum_beyond_the_pool', title='More than five Momentum Chits', cite='§ series 12.61',
+            condition=impossible__momentum_beyond_the_pool__condition, rule=''),
+        ImpossibleSpec(name='enemies_in_one_hex', title='Combat units of both sides in one hex', cite='§ series 9.2, 14.32',
+            condition=impossible__enemies_in_one_hex__condition, rule=''),
+    ),
     victory=(
         VictorySpec(name='british_breaks_the_advanced_corps', title='British Decisive Victory: 16 American SPs broken', level='decisive',
             winner=SIDE__BRITISH, condition=victory__british_breaks_the_advanced_corps__condition, scenarios=('campaign',), check='end_of_turn'),
@@ -3598,6 +3612,7 @@ RULES = Rules(
         'define:adjust_army_morale_by': ('Army Morale after an adjustment', '§ series 16.1', ''),
         'define:ahead_in_line': ('No earlier delayed reinforcement waits', '§ monmouth 4.1', ''),
         'define:all_militia': ('An all-militia force', '§ series 12.23', ''),
+        'define:among_enemies': ('A combat unit sharing its hex with an enemy combat unit', '§ series 9.2', ''),
         'define:arrival_allowance': ('Allowance on the turn of arrival', '§ monmouth 4.1, 4.12', ''),
         'define:arrival_bonus': ('Bonus movement on the turn of arrival', '§ monmouth 4.1', ''),
         'define:artillery_targets': ("Units the side's artillery may fire at", '§ series 11.2', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '1fe493aaee8ecc4b5628b15ebbcf1c84c7ecabee1ef469d24483545862576184'
+RULES_HASH = 'cdad725190e3a1abc6c3cb53f5fd5574de266d68d525f71be050f850603adf64'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -21,9 +21,9 @@ from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, Draw, EndPhase, Exec, ForDrop, ForStart, ForTake, Jump, JumpIfEmpty, JumpIfNot,
     JumpUnlessSwitch, Label, Let, Prim, Return, Reveal, Roll, RollDie)
 from engine.operands import Bound, Constant, Passed
-from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec, RestrictionSpec,
-    ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec, UnitTypeSpec, VariableSpec,
-    VictorySpec, procedure, props_by_unit)
+from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
+    RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
+    UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
 from engine.sources import lines_at
 from engine.state import ON_MAP
 
@@ -238,7 +238,7 @@ def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifl
 def define__examination_penalty(s):  # 'rulesets/series/components.mst:126': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
-def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:363': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
+def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:371': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
     return (((q.unit_morale(s, a_u) + (1 if s.vars['honor'][a_u] else 0)) + (1 if define__platoon_parent(s, a_u)
         else 0)) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
@@ -279,6 +279,9 @@ def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within 
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
+
+def define__among_enemies(s, a_u):  # 'rulesets/series/stacking.mst:33': 'A combat unit sharing its hex with an enemy combat unit' § series 9.2
+    return (UNIT_COMBAT[a_u] and (sum(1 for e0 in q.stacked_with(s, a_u) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] != UNIT_SIDE[a_u]))) > 0))
 
 define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC' § series 8.1
 
@@ -380,7 +383,7 @@ def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:357': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
+def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:365': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
     return (((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
         and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT)
         and define__attached(s, a_u))))
@@ -550,31 +553,31 @@ def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:18
     return ((((define__warrior(s, a_u) and UNIT_COMBAT[a_u]) and (UNIT_PROPS['tribe'][a_u] != 'mohawk')) and (not s.vars['failed_resolve'][a_u]))
         and define__under_the_guns(s, a_u))
 
-def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:323': 'Indian ferocity' § newtown 5.6
+def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:331': 'Indian ferocity' § newtown 5.6
     return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, q.hex_of(s, a_u)) == TERRAIN__WOODS)) and define__parade(s, a_u))
         and (not s.vars['failed_resolve'][a_u]))
 
-def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:369': 'May retreat before combat' § newtown 5.7, 5.4.3
+def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:377': 'May retreat before combat' § newtown 5.7, 5.4.3
     return ((((s.unit_status[a_u] == ON_MAP) and UNIT_COMBAT[a_u]) and (not s.vars['retreated'][a_u])) and (not s.vars['failed_resolve'][a_u]))
 
-def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:372': "Adjacent to the combat's defenders" § newtown 5.7.1
+def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:380': "Adjacent to the combat's defenders" § newtown 5.7.1
     return define__next_to_any(s, q.hex_of(s, a_u), q.defense_hexes(s, a_combat))
 
-def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:376': 'The two sides of the combat remain adjacent' § newtown 5.7.1
+def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:384': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
 
-def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:454': 'A woods, orchard or corn hex' § newtown 5.8
+def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:462': 'A woods, orchard or corn hex' § newtown 5.8
     return (((q.terrain(s, a_h) == TERRAIN__WOODS) or (q.terrain(s, a_h) == TERRAIN__ORCHARD)) or (q.terrain(s, a_h) == TERRAIN__CORN))
 
-def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:459': 'The Indians may withdraw' § newtown 5.8
+def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:467': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
         and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:488': "Where a side's retreats lead" § newtown 3.2
+def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:496': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
 
-def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:527': 'Evasion DRM' § newtown 5.9
+def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:535': 'Evasion DRM' § newtown 5.9
     return ((-1) - (1 if q.in_zoc(s, a_h, define__enemy_rifles_next_to(s, a_h, a_side)) else 0))
 
 def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit' § newtown 6.1
@@ -659,17 +662,17 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:494' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:502' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
-def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:495' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:503' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:498' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:506' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:499' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:500' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:508' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:497' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:505' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
@@ -711,11 +714,11 @@ def game_turn__initiative__if(s, b):  # 'rulesets/series/sequence.mst:20' § ser
     return q.fixed_order(s, s.vars['turn'])
 def game_turn__initiative__set_initiative_side(s, b):  # 'rulesets/series/sequence.mst:21' § series 5, 6.1
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
-def game_turn__bottom_half_only__if(s, b):  # 'rulesets/newtown/scenarios.mst:29' § series 5; newtown historical_scenario
+def game_turn__bottom_half_only__if(s, b):  # 'rulesets/newtown/scenarios.mst:30' § series 5; newtown historical_scenario
     return (s.vars['turn'] == s.game.first_turn)
-def game_turn__bottom_half_only__set_phasing(s, b):  # 'rulesets/newtown/scenarios.mst:30' § series 5; newtown historical_scenario
+def game_turn__bottom_half_only__set_phasing(s, b):  # 'rulesets/newtown/scenarios.mst:31' § series 5; newtown historical_scenario
     e.set_var(s, 'phasing', SIDE__INDIAN)
-def game_turn__bottom_half_only__defensive_artillery_fire_phase_args(s, b):  # 'rulesets/newtown/scenarios.mst:31' § series 5; newtown historical_scenario
+def game_turn__bottom_half_only__defensive_artillery_fire_phase_args(s, b):  # 'rulesets/newtown/scenarios.mst:32' § series 5; newtown historical_scenario
     return {'side': SIDE__INDIAN}
 def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26' § series 5
     return {'side': s.vars['initiative_side']}
@@ -899,13 +902,13 @@ def rally_phase__rally__set_order(s, b):  # 'rulesets/series/rally.mst:14' § se
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/series/rally.mst:15' § series 15.1, 15.2, 16.1
     return {'side': b['side'], 'amount': define__rally_adjustment(s)}
-def rally_phase__resolve__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:241' § series 15.1; newtown 5.4.4
+def rally_phase__resolve__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:249' § series 15.1; newtown 5.4.4
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if s.vars['failed_resolve'][e0])
-def rally_phase__resolve__if(s, b):  # 'rulesets/newtown/indian_rules.mst:242' § series 15.1; newtown 5.4.4
+def rally_phase__resolve__if(s, b):  # 'rulesets/newtown/indian_rules.mst:250' § series 15.1; newtown 5.4.4
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), SIDE__INDIAN)) == 0)
-def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:245' § series 15.1; newtown 5.4.4
+def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:253' § series 15.1; newtown 5.4.4
     e.set_at(s, 'failed_resolve', b['u'], False)
-def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:248' § series 15.1; newtown 5.4.4
+def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:256' § series 15.1; newtown 5.4.4
     return s.vars['failed_resolve'][b['u']]
 
 def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:136' § series 11.1, 11.2; newtown 3.4
@@ -1012,15 +1015,15 @@ def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 def close_combat_phase__pins__set_pinned_in_combat(s, b):  # 'rulesets/series/close_combat.mst:20' § series 12, 12.1, 12.11, 12.2, 12.22
     e.set_at(s, 'pinned_in_combat', b['u'], True)
-def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:295' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
+def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:303' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
-def close_combat_phase__ambush__set_ambush_rolled(s, b):  # 'rulesets/newtown/indian_rules.mst:296' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
+def close_combat_phase__ambush__set_ambush_rolled(s, b):  # 'rulesets/newtown/indian_rules.mst:304' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_rolled', True)
-def close_combat_phase__ambush__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:297' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
+def close_combat_phase__ambush__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:305' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     return q.rule_on(s, 'automatic_ambush')
-def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/indian_rules.mst:298' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
+def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/indian_rules.mst:306' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_sprung', True)
-def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:301' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
+def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:309' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:62' § series 13.4
@@ -1054,9 +1057,9 @@ def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' §
     return q.diverted(s, b['combat'])
 def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309' § series 12.23; newtown 5.5
+def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:317' § series 12.23; newtown 5.5
     return s.vars['ambush_sprung']
-def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310' § series 12.23; newtown 5.5
+def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:318' § series 12.23; newtown 5.5
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (2 if (b['attacker'] == SIDE__INDIAN) else (-2)))
 def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
@@ -1074,11 +1077,11 @@ def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/c
     return define__attacker_lead_candidates(s, b['combat'])
 def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:465' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:473' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
-def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:468' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:476' § series 12.23; newtown 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], True)
-def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:472' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:480' § series 12.23; newtown 5.8
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69' § series 12.23; newtown 5.1.2
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0]
@@ -1387,60 +1390,62 @@ def add_resolve_markers__failure__set_second_resolve_marker(s, b):  # 'rulesets/
 def indian_resolve_checks__checks__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:184' § newtown 5.4.2, 5.2.2
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if define__must_check_resolve(s, e0))
 
-def fail_resolve__mark__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:202' § newtown 5.4.2, 5.4.3, 5.1.3
+def fail_resolve__mark__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:204' § newtown 5.4.2, 5.4.3, 5.1.3
     e.set_at(s, 'failed_resolve', b['unit'], True)
-def fail_resolve__mark__set_resolve_failure(s, b):  # 'rulesets/newtown/indian_rules.mst:203' § newtown 5.4.2, 5.4.3, 5.1.3
+def fail_resolve__mark__set_resolve_failure(s, b):  # 'rulesets/newtown/indian_rules.mst:205' § newtown 5.4.2, 5.4.3, 5.1.3
     e.set_var(s, 'resolve_failure', True)
+def fail_resolve__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:209' § newtown 5.4.2, 5.4.3, 5.1.3
+    return s.vars['pinned'][b['unit']]
+def fail_resolve__retreat__capture(s, b):  # 'rulesets/newtown/indian_rules.mst:210' § newtown 5.4.2, 5.4.3, 5.1.3
+    e.capture(s, b['unit'])
 
-def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:215' § newtown 5.4.3, 5.4.4
+def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:223' § newtown 5.4.3, 5.4.4
     return (define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:213' § newtown 5.4.3, 5.4.4
+def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:221' § newtown 5.4.3, 5.4.4
     return {'unit': b['unit'], 'hexes': 4, 'toward': define__retreat_goal(s, SIDE__INDIAN), 'exits': ZONE_INDIAN_EXITS_LIST}
 
-def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:389' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:397' § newtown 5.7, 5.7.1
     return any(any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
-def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:391' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
-def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:398' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:406' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if (not define__engaged(s, e0)))
-def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:407' § newtown 5.7, 5.7.1
     e.resolve_combat(s, b['c'])
 
-def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:404' § newtown 5.7
+def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:412' § newtown 5.7
     return q.defense_hexes(s, b['combat'])
-def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:406' § newtown 5.7
+def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:414' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
-def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:412' § newtown 5.7
+def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:420' § newtown 5.7
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
         b['stacks'])))
 
-def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:430' § newtown 5.7
-    return s.vars['pinned'][b['unit']]
-def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:431' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
-def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:433' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:441' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
-def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:437' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:445' § newtown 5.7
     return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
-def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:438' § newtown 5.7
+def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:446' § newtown 5.7
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if ((((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['advanced_before_combat'][e0])))
-def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:447' § newtown 5.7
     return (b['follower'] != NONE_INDEX)
-def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:440' § newtown 5.7
+def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:448' § newtown 5.7
     e.advance_to(s, b['follower'], b['vacated'])
-def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:441' § newtown 5.7
+def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:449' § newtown 5.7
     e.set_at(s, 'advanced_before_combat', b['follower'], True)
 
-def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:512' § newtown 5.9
+def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520' § newtown 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': define__retreat_goal(s, SIDE__INDIAN),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
-def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:532' § newtown 5.9
+def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:540' § newtown 5.9
     return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], q.side(s, b['unit']))}
-def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:534' § newtown 5.9
+def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:542' § newtown 5.9
     e.lose_step(s, b['unit'])
-def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:535' § newtown 5.9
+def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:543' § newtown 5.9
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
 def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
@@ -1588,12 +1593,9 @@ def trigger__indian_unit_moved__set_moved_this_turn(s, b):  # 'rulesets/newtown/
 def trigger__combat_marker_joins__join_cup_args(s, b):  # 'rulesets/newtown/sequence.mst:136'
     return {'token': 'combat_marker'}
 
-def trigger__failed_resolve_pinned__capture(s, b):  # 'rulesets/newtown/indian_rules.mst:232'
-    e.capture(s, b['unit'])
-
-def trigger__retreated_off_the_board__set_left_the_board(s, b):  # 'rulesets/newtown/indian_rules.mst:267'
+def trigger__retreated_off_the_board__set_left_the_board(s, b):  # 'rulesets/newtown/indian_rules.mst:275'
     e.set_var(s, 'left_the_board', True)
-def trigger__retreated_off_the_board__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:268'
+def trigger__retreated_off_the_board__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:276'
     return {'side': SIDE__INDIAN, 'amount': (-1)}
 
 def trigger__platoon_moves_with_its_parent__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:60'
@@ -1630,39 +1632,39 @@ def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:
     return define__leadership(s, b['unit'])
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:330' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:338' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:331' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:332' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:340' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:333' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:341' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:334' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:335' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:337' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:337' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:338' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:347' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:340' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:348' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:341' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:349' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:350' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.attackers(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:351' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.defenders(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
-def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:344' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:352' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
-def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:353' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['attacker_lead'])
-def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:354' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['defender_lead'])
 def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60' § newtown 5.4.2
     return (q.terrain(s, q.hex_of(s, b['unit'])) == TERRAIN__WOODS)
@@ -1674,7 +1676,7 @@ def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:6
     return (s.unit_loss[b['unit']] > 0)
 def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64' § newtown 5.4.2
     return s.vars['war_dance']
-def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:287' § newtown 5.5, 1.8
+def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:295' § newtown 5.5, 1.8
     return s.vars['visions']
 
 def trigger__army_demoralized__condition(s, b):  # 'rulesets/series/army_morale.mst:41'
@@ -1703,10 +1705,10 @@ def trigger__indian_unit_moved__condition(s, b):  # 'rulesets/newtown/sequence.m
 def trigger__honor_lost_in_combat__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and define__adverse_to_honor(s, b['result']))
 
-def trigger__failed_resolve_pinned__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:231'
+def trigger__failed_resolve_pinned__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:239'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
-def trigger__retreated_off_the_board__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:265'
+def trigger__retreated_off_the_board__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:273'
     return ((q.side(s, b['unit']) == SIDE__INDIAN) and (not s.vars['left_the_board']))
 
 def trigger__platoon_attaches__condition(s, b):  # 'rulesets/newtown/special_units.mst:51'
@@ -1763,9 +1765,9 @@ def restriction__final_movement_keeps_away__hex_part(s, b):  # 'rulesets/newtown
     return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
 def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108' § newtown 5.3.1
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
-def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225' § newtown 5.4.3
+def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:233' § newtown 5.4.3
     return s.vars['failed_resolve'][b['unit']]
-def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:481' § newtown 5.8
+def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:489' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
 def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
@@ -1791,6 +1793,11 @@ def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == SIDE__INDIAN) and (not s.vars['examined'][b['hex']]))
 
+def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
+    return (((s.vars['momentum_pool'] + s.vars['momentum'][q.side_number(s, 0)]) + s.vars['momentum'][q.side_number(s, 1)]) > 5)
+def impossible__enemies_in_one_hex__condition(s, b):  # 'rulesets/series/stacking.mst:37'
+    return (sum(1 for e0 in q.all_units(s) if define__among_enemies(s, e0)) > 0)
+
 def victory__indian_decisive__condition(s, b):  # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 def victory__american_decisive__condition(s, b):  # 'rulesets/newtown/victory.mst:39'
@@ -1802,9 +1809,9 @@ def victory__american_substantial__condition(s, b):  # 'rulesets/newtown/victory
 def victory__american_marginal__condition(s, b):  # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, SIDE__AMERICAN) >= (q.vp(s, SIDE__INDIAN) + 9))
 
-def scenario__historical__setup11_condition(s, b):  # 'rulesets/newtown/scenarios.mst:66'
+def scenario__historical__setup11_condition(s, b):  # 'rulesets/newtown/scenarios.mst:68'
     return ((b['hex'] in ZONE_BREASTWORK_HEXES) and any(define__warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
-def scenario__historical__setup12_condition(s, b):  # 'rulesets/newtown/scenarios.mst:67'
+def scenario__historical__setup12_condition(s, b):  # 'rulesets/newtown/scenarios.mst:69'
     return any(define__warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 def unit__old_smoke__commands(s, b):  # 'rulesets/newtown/forces.mst:164'
@@ -2321,8 +2328,8 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (494, 495, 494,
-                497), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (502, 503, 502,
+                505), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
@@ -2384,8 +2391,8 @@ RULES = Rules(
                 Label('if_3_else'), Label('if_3_end'), Label('step:second_player_turn'), Call(procedure='player_turn',
                     args=game_turn__second_player_turn__player_turn_args, into=None),
                 Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
-            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/newtown/scenarios.mst', (29, 29, 30, 31, 32,
-                29), 'rulesets/series/sequence.mst', (26,), 'rulesets/newtown/prepare.mst', (11, 12, 11), 'rulesets/series/sequence.mst', (27, 29))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/newtown/scenarios.mst', (30, 30, 31, 32, 33,
+                30), 'rulesets/series/sequence.mst', (26,), 'rulesets/newtown/prepare.mst', (11, 12, 11), 'rulesets/series/sequence.mst', (27, 29))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'commander': 'unit', 'side': 'side'}, code=(
                 Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
@@ -2653,8 +2660,8 @@ RULES = Rules(
                 Label('for_u_3_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
             ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), 'rulesets/newtown/cards.mst', (225, 226, 226, 227, 228, 226,
-                225), 'rulesets/series/rally.mst', (11, 11, 11, 11, 12, 13, 14, 15, 13, 11), 'rulesets/newtown/indian_rules.mst', (240, 241, 241,
-                241, 241, 242, 243, 244, 245, 244, 242, 248, 249, 248, 241, 240))),
+                225), 'rulesets/series/rally.mst', (11, 11, 11, 11, 12, 13, 14, 15, 13, 11), 'rulesets/newtown/indian_rules.mst', (248, 249, 249,
+                249, 249, 250, 251, 252, 253, 252, 250, 256, 257, 256, 249, 248))),
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit', 'target_hex': 'hex'}, code=(
@@ -2854,10 +2861,10 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (381, 382,
-                381), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
-                121), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), 'rulesets/newtown/indian_rules.mst', (295, 295, 296, 297, 298,
-                297, 300, 301, 295), 'rulesets/series/close_combat.mst', (24, 24, 24, 24, 25, 24, 30, 31))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (389, 390,
+                389), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
+                121), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), 'rulesets/newtown/indian_rules.mst', (303, 303, 304, 305, 306,
+                305, 308, 309, 303), 'rulesets/series/close_combat.mst', (24, 24, 24, 24, 25, 24, 30, 31))),
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -3060,9 +3067,9 @@ RULES = Rules(
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
             ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214, 213, 219, 220,
-                220, 220, 221, 220, 223, 219, 225, 226, 227, 226), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
-                309), 'rulesets/series/close_combat.mst', (232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
-                232, 254, 255), 'rulesets/newtown/indian_rules.mst', (465, 466, 466, 467, 467, 467, 467, 468, 469, 470, 469, 472, 467, 474, 466, 465,
+                220, 220, 221, 220, 223, 219, 225, 226, 227, 226), 'rulesets/newtown/indian_rules.mst', (317, 317, 318,
+                317), 'rulesets/series/close_combat.mst', (232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
+                232, 254, 255), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478, 477, 480, 475, 482, 474, 473,
                 69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (261, 262, 263, 264, 265, 266, 267, 268,
                 266), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (272, 276, 277,
                 278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286, 287, 288, 286, 285, 291, 292, 291, 276, 299,
@@ -3468,15 +3475,18 @@ RULES = Rules(
                 Label('step:mark'), Exec(fail_resolve__mark__set_failed_resolve),  # § newtown 5.4.2, 5.4.3, 5.1.3
                 Exec(fail_resolve__mark__set_resolve_failure),
                 Label('step:honor'), Call(procedure='lose_honor', args=Passed((('unit', 'unit'),)), into=None),  # § newtown 5.4.2, 5.4.3, 5.1.3
-                # § newtown 5.4.2, 5.4.3, 5.1.3
-                Label('step:retreat'), Call(procedure='resolve_retreat', args=Passed((('unit', 'unit'),)), into=None),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (202, 203, 205, 206))),
+                Label('step:retreat'), JumpIfNot(fail_resolve__retreat__if, 'if_1_else'),  # § newtown 5.4.2, 5.4.3, 5.1.3
+                Exec(fail_resolve__retreat__capture),
+                Jump('if_1_end'),
+                Label('if_1_else'), Call(procedure='resolve_retreat', args=Passed((('unit', 'unit'),)), into=None),
+                Label('if_1_end'),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (204, 205, 207, 209, 210, 209, 212))),
         'resolve_retreat': procedure(
             name='resolve_retreat', title='A retreat of Failed Resolve', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § newtown 5.4.3, 5.4.4
                 Label('step:retreat'), Prim(primitive='retreat', args=resolve_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': resolve_retreat__retreat__retreat_blocked}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (213,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (221,))),
         'retreat_before_combat_phase': procedure(
             name='retreat_before_combat_phase', title='Indian Retreat before Combat', kind='procedure', params=(), types={'_ask16': 'bool',
                 '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
@@ -3497,7 +3507,7 @@ RULES = Rules(
                 Exec(retreat_before_combat_phase__disengaged__resolve_combat),
                 Jump('for_c_1_top'),
                 Label('for_c_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (389, 390, 390, 391, 392, 390, 394, 389, 398, 398, 398, 399, 398))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (397, 398, 398, 399, 400, 398, 402, 397, 406, 406, 406, 407, 406))),
         'retreat_before_combat': procedure(
             name='retreat_before_combat', title='Retreat before Combat', kind='procedure', params=('combat',), types={'_for_u': 'units',
                 'combat': 'combat', 'stacks': 'hexes', 'u': 'unit'}, code=(
@@ -3516,12 +3526,12 @@ RULES = Rules(
                 Call(procedure='retreat_one_hex_before_combat', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (404, 406, 406, 406, 406, 407, 406, 412, 412, 412, 412, 413, 412))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (412, 414, 414, 414, 414, 415, 414, 420, 420, 420, 420, 421, 420))),
         'retreat_one_hex_before_combat': procedure(
             name='retreat_one_hex_before_combat', title='One unit retreats before combat', kind='procedure', params=('unit',
                 ), types={'follower': 'unit', 'unit': 'unit', 'vacated': 'hex'}, code=(
                 Label('step:retreat'), Let('vacated', retreat_unit__start__let_origin),  # § newtown 5.7
-                JumpIfNot(retreat_one_hex_before_combat__retreat__if, 'if_1_else'),
+                JumpIfNot(fail_resolve__retreat__if, 'if_1_else'),
                 Call(procedure='adjust_army_morale', args=retreat_one_hex_before_combat__retreat__adjust_army_morale_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='retreat_unit', args=retreat_one_hex_before_combat__retreat__retreat_unit_args,
@@ -3535,7 +3545,7 @@ RULES = Rules(
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (428, 430, 431, 430, 433, 437, 438, 439, 440, 441, 439, 437))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (436, 438, 439, 438, 441, 445, 446, 447, 448, 449, 447, 445))),
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
                 'must_avoid': 'bool', 'unit': 'unit'}, code=(
@@ -3543,7 +3553,7 @@ RULES = Rules(
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (512,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (520,))),
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
@@ -3555,7 +3565,7 @@ RULES = Rules(
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (531, 532, 533, 534, 535, 533, 531))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (539, 540, 541, 542, 543, 541, 539))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
                 Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
@@ -3814,14 +3824,14 @@ RULES = Rules(
         'trigger:failed_resolve_pinned': procedure(
             name='trigger:failed_resolve_pinned', title='Failed Resolve and pinned', kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'bool', 'old': 'bool', 'unit': 'unit'}, code=(
-                Label('step:do'), Exec(trigger__failed_resolve_pinned__capture),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (232,))),
+                Label('step:do'), Exec(fail_resolve__retreat__capture),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (240,))),
         'trigger:retreated_off_the_board': procedure(
             name='trigger:retreated_off_the_board', title='Retreated off the board', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__retreated_off_the_board__set_left_the_board),
                 Call(procedure='adjust_army_morale', args=trigger__retreated_off_the_board__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (267, 268))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (275, 276))),
         'trigger:platoon_attaches': procedure(
             name='trigger:platoon_attaches', title='The platoon attaches after an Indian movement phase', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
@@ -3933,7 +3943,7 @@ RULES = Rules(
         RestrictionSpec(name='withdrawn_cavalry', title='Withdrawn cavalry may not move', kind='no_move', zone='',
             condition=restriction__withdrawn_cavalry__condition, until_turn=None, rule=''),
         RestrictionSpec(name='pinned_units', title='Pinned units may not stay next to the enemy', kind='no_end', zone='',
-            condition=restriction__pinned_units__condition, until_turn=None, rule='', unit_part=retreat_one_hex_before_combat__retreat__if,
+            condition=restriction__pinned_units__condition, until_turn=None, rule='', unit_part=fail_resolve__retreat__if,
             hex_part=retreat_unit__retreat__retreat_avoid),
         RestrictionSpec(name='pinned_engaged', title='Pinned units kept engaged do not move', kind='no_move', zone='',
             condition=restriction__pinned_engaged__condition, until_turn=None, rule=''),
@@ -3971,6 +3981,12 @@ RULES = Rules(
     ),
     concealments=(
         ConcealSpec(name='indian_stacks', observer=SIDE__AMERICAN, condition=conceal__indian_stacks__condition, rule=''),
+    ),
+    impossibles=(
+        ImpossibleSpec(name='momentum_beyond_the_pool', title='More than five Momentum Chits', cite='§ series 12.61',
+            condition=impossible__momentum_beyond_the_pool__condition, rule=''),
+        ImpossibleSpec(name='enemies_in_one_hex', title='Combat units of both sides in one hex', cite='§ series 9.2, 14.32',
+            condition=impossible__enemies_in_one_hex__condition, rule=''),
     ),
     victory=(
         VictorySpec(name='indian_decisive', title='Indian Decisive Victory', level='decisive', winner=SIDE__INDIAN,
@@ -4109,6 +4125,7 @@ RULES = Rules(
         'define:adjust_army_morale_by': ('Army Morale after an adjustment', '§ series 16.1', ''),
         'define:adverse_to_honor': ('An adverse result for Honor', '§ newtown 5.1.3', ''),
         'define:all_militia': ('An all-militia force', '§ series 12.23', ''),
+        'define:among_enemies': ('A combat unit sharing its hex with an enemy combat unit', '§ series 9.2', ''),
         'define:artillery_targets': ("Units the side's artillery may fire at", '§ series 11.2', ''),
         'define:attached': ('The platoon, attached to a unit', '§ newtown 6.1', ''),
         'define:attached_to_warrior': ('Attached to an Indian unit', '§ newtown 6.1.3', ''),
@@ -4615,15 +4632,16 @@ RULES = Rules(
         ScenarioSpec(
             name='campaign', title='Newtown Campaign Game', first_turn=1, last_turn=12, orders={1: (1, 0)},
             rules_off=(), rules_on=(), printed_setup=True, values=(('army_morale', Constant(SIDE__AMERICAN), Constant(14)), ('army_morale',
-                Constant(SIDE__INDIAN), Constant(13)), ('momentum', Constant(SIDE__AMERICAN), Constant(1))), setup=(), reinforcements=(),
+                Constant(SIDE__INDIAN), Constant(13)), ('momentum', Constant(SIDE__AMERICAN), Constant(1)), ('momentum_pool', None,
+                Constant(4))), setup=(), reinforcements=(),
         ),
         ScenarioSpec(
             name='historical', title='Newtown Historical Scenario', first_turn=5, last_turn=10, orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp',
                 'seven_nations_option'), rules_on=('historical_opening',
                 ), printed_setup=False, stacking=retreat_unit__retreat__retreat_stacking, values=(('army_morale', Constant(SIDE__AMERICAN),
-                Constant(14)), ('army_morale', Constant(SIDE__INDIAN), Constant(13)), ('momentum', Constant(SIDE__AMERICAN),
-                Constant(1))), reinforcements=(),
+                Constant(14)), ('army_morale', Constant(SIDE__INDIAN), Constant(13)), ('momentum', Constant(SIDE__AMERICAN), Constant(1)),
+                ('momentum_pool', None, Constant(4))), reinforcements=(),
             setup=(
                 PlacementSpec(hexes=(798,), condition=None, chosen=False, units=((UNIT__MCDONELL, False, ()),)),
                 PlacementSpec(hexes=(851,), condition=None, chosen=False, units=((UNIT__BRANT, False, ()), (UNIT__MOHAWK_VALLEY_MILITIA, False, ()))),

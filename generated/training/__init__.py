@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'd0621ecf0a9a203124bacfc045b4f3ad4ec662478fd445a3ff09d6fd113788e4'
+RULES_HASH = '49de98bfb960d4ef74f605a25bbd657fdf515686e80336f5d686d081c441b9bc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -8,8 +8,11 @@ import random
 import pytest
 
 from engine import chance
+from engine.invariants import violations
 from engine.save import SaveError, dumps, from_json, loads, to_json
+from engine.state import ON_MAP
 from tests.conftest import eager_action, hand_written_combat, play_out
+from tests.engine.test_incremental import played, shipped_game, shipped_scenarios
 
 
 def in_close_combat(s) -> bool:
@@ -182,8 +185,6 @@ def test_text_that_is_no_save_is_a_save_error(training, text):
 
 
 def test_a_loaded_state_passes_the_invariant_check(training):
-    from engine.invariants import violations
-
     s = from_json(training, saved_mid_game(training))
     assert violations(s) == []
     for u in range(len(s.unit_hex)):
@@ -286,8 +287,6 @@ def test_a_frame_at_an_instruction_no_path_reaches_is_refused(training):
 def test_every_position_of_play_passes_the_binding_flow_check(training):
     """The binding checks hold of every position a game reaches: soundness, on
     every procedure frame of every node of five games."""
-    from engine.invariants import violations
-
     for seed in range(5):
         s = training.new_initial_state()
         rng = random.Random(seed)
@@ -349,3 +348,43 @@ def test_a_hand_written_position_saves_to_a_save_that_loads(training):
     data["stack"][0]["step"] = "turns"
     s = from_json(training, data)
     assert loads(training, dumps(s)) == s
+
+
+@pytest.mark.parametrize("battle", ["monmouth", "newtown"])
+def test_a_position_with_enemies_in_one_hex_is_refused_naming_the_rule(battle):
+    """Series 9.2: "A unit may never enter an enemy occupied hex". The long
+    fuzzer's one finding: a hand-written Monmouth save with two enemy units'
+    hexes swapped loaded, and artillery later fired at range 0, off the Fire
+    Table. The battle's `impossible` declaration refuses it at once."""
+    from compiler.build import import_shipped
+
+    game = import_shipped(battle).load_game()
+    s = game.new_initial_state()
+    while s.unit_status.count(ON_MAP) < 2 or len({game.rules.units[u].side for u in on_map(s)}) < 2:
+        s.apply_action(chance.sample(s, 1) if s.is_chance_node() else s.legal_actions()[0])
+    data = {k: v for k, v in to_json(s).items() if k != "check"}
+    assert from_json(game, data) == s  # as saved, the position loads
+    friend, foe = (next(u for u in on_map(s) if game.combat_sides[u] == side) for side in (0, 1))
+    a, b = game.rules.units[friend].name, game.rules.units[foe].name
+    data["units"][a]["hex"], data["units"][b]["hex"] = (
+        data["units"][b]["hex"],
+        data["units"][a]["hex"],
+    )
+    with pytest.raises(SaveError) as e:
+        from_json(game, data)
+    assert "Combat units of both sides in one hex (§ series 9.2, 14.32)" in e.value.reason
+
+
+def on_map(s) -> list[int]:
+    return [u for u, status in enumerate(s.unit_status) if status == ON_MAP]
+
+
+@pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
+def test_every_scenario_opens_and_plays_within_the_invariants(battle, scenario):
+    """Every shipped scenario's opening, and the positions of a seeded game,
+    keep the engine's invariants and are none of the battle's `impossible`
+    positions (Newtown gave the Americans their chit without taking it from
+    the pool of five, series 12.61, until this test)."""
+    game = shipped_game(battle, scenario)
+    for s in played(game, seed=3):
+        assert violations(s) == [], (s.move_number, violations(s))
