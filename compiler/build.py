@@ -100,6 +100,8 @@ def build(
 ) -> tuple[ir.Ruleset, Path]:
     """Compile a ruleset and write its outputs (or `only` one); raises `CompileError`."""
     rules, sources = compile_ruleset(arg)
+    if rules.library:
+        generate(rules)  # refuses it, before any folder is made
     entry = resolve_ruleset(arg)
     target = output_dir(rules, entry, out)
     outputs = [only] if only else list(OUTPUTS)
@@ -121,13 +123,11 @@ def build(
 def _build_steps(
     rules: ir.Ruleset, sources: SourceFiles, outputs: list[str]
 ) -> list[tuple[str, Step]]:
-    """The steps that make these outputs, each named; a library has only an engine."""
+    """The steps that make these outputs, each named (`generate` refuses a library)."""
     engine = functools.cache(lambda: dict(generate(rules)))
     steps: list[tuple[str, Step]] = []
     if "engine" in outputs:
         steps.append(("engine", engine))
-    if rules.library:
-        return steps
     for part in PARTS:
         if part in outputs:
             steps += [(what, _under_print(run)) for what, run in print_steps(rules, sources, part)]

@@ -30,7 +30,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             rules.map.rows[1] - rules.map.rows[0] + 1
         )
     kinds = [u.kind for u in rules.units]
-    print(f"{rules.title} ({rules.name}): ok")
+    library = " (a library: battles import it; it builds and plays nothing by itself)"
+    print(f"{rules.title} ({rules.name}): ok{library if rules.library else ''}")
     print(f"  sides       {len(rules.sides)}")
     print(f"  units       {kinds.count('unit')}")
     print(f"  leaders     {kinds.count('leader')}")

@@ -40,6 +40,7 @@ from dsl.source import Span
 from engine import instructions as ins
 from engine.board_data import FILE as BOARD_FILE
 from engine.board_data import board_text
+from engine.errors import BadInput
 from engine.rules import HEX_RESTRICTIONS, STEP_LABEL, TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
@@ -1462,6 +1463,17 @@ def tuple_source(items: list[str]) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
+class LibraryRefused(BadInput):
+    """A library ruleset (`library` in its header) has no sides, map or
+    scenario of its own: there is no game to generate from it."""
+
+
 def generate(rules: ir.Ruleset) -> dict[str, str]:
     """The files of the generated package, by name."""
+    if rules.library:
+        where = rules.files[0] if rules.files else rules.name
+        raise LibraryRefused(
+            f"{where}: {rules.name!r} is a library (`library` in its ruleset header): "
+            "it plays nothing by itself; build, play or test a battle that imports it"
+        )
     return Codegen(rules).render()

@@ -290,6 +290,18 @@ class ScenarioChecker:
     def _order(self, line: ast.Line) -> tuple[int, tuple[str, ...]] | None:
         vals = line.values[1:]
         turn = as_int(vals[0]) if vals else None
+        unknown = [v for v in vals[1:] if isinstance(v, ast.Name) and not self._is_side(v.id)]
+        if turn is not None and unknown:
+            known = sorted(n for n, e in self.sym.entities.items() if e.kind == "side")
+            for v in unknown:
+                self.r.error(
+                    v.span,
+                    UNKNOWN_NAME,
+                    f"unknown side {v.id!r}",
+                    *hint_note(did_you_mean(v.id, set(known))),
+                    f"the sides: {', '.join(known)}",
+                )
+            return None
         sides = self._sides(vals[1:])
         if turn is None or not sides:
             self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")

@@ -75,3 +75,17 @@ def test_highest_needs_the_value_to_rank_by(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"extra\.mst:1:\d+: error: highest\(collection, value\) needs the value", err)
     assert "Traceback" not in err
+
+
+def test_a_wrong_side_in_order_is_named_with_the_sides(tmp_path, capsys):
+    """`order TURN SIDE SIDE` with a side misspelt says which word is no side,
+    suggests the nearest and lists the sides (it said only how to write it)."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text("", encoding="utf-8")
+    folder = with_extra(tmp_path, extra)
+    entry = folder / "ruleset.mst"
+    entry.write_text(entry.read_text().replace("order 2 blue red", "order 2 blue rde"))
+    assert main(["check", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"ruleset\.mst:\d+:18: error: unknown side 'rde'", err), err
+    assert "did you mean 'red'?" in err and "the sides: blue, red" in err

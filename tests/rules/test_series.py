@@ -9,6 +9,7 @@ from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
+from muster.cli import main
 from muster.coverage import coverage
 from tests.conftest import RULESETS, rulebook
 
@@ -31,6 +32,24 @@ def test_the_series_is_a_library_that_checks_alone(series):
     assert not series.sides and not series.units and series.map is None
     names = {p.name for p in series.procedures}
     assert {"game", "game_turn", "player_turn", "close_combat", "retreat_unit"} <= names
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["build", "series", "--only", "engine"], ["play", "series"], ["test", "series"]],
+)
+def test_the_series_alone_is_refused_as_a_library_not_an_internal_error(command, tmp_path, capsys):
+    """`muster check series` says ok, a library; what would build or play it
+    exits 1 saying so (it was exit 3, an internal error, in the generator)."""
+    if command[0] == "build":
+        command = [*command, "--out", str(tmp_path / "out")]
+    assert main(command) == 1
+    err = capsys.readouterr().err
+    assert "rulesets/series/ruleset.mst: 'series' is a library" in err
+    assert "internal error" not in err
+    assert not (tmp_path / "out").exists()
+    assert main(["check", "series"]) == 0
+    assert "ok (a library" in capsys.readouterr().out
 
 
 def test_each_result_code_of_13_1_is_its_own_cited_declaration(series):
