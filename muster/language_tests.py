@@ -598,7 +598,18 @@ class Runner:
         amount = _value(more[0]) if head == "drm" and more else None
         pairs = more[1:] if head == "drm" else more
         bindings = {pairs[i]: self.binding(game, pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
-        found = dict(modifiers_of(s, name, bindings))
+        try:
+            found = dict(modifiers_of(s, name, bindings))
+        except KeyError as e:  # the list reads a name the line does not bind
+            unbound = e.args[0] if e.args else None
+            if not isinstance(unbound, str) or unbound in bindings:
+                raise
+            amount_word = f" {more[0]}" if head == "drm" and more else ""
+            raise TestFailure(
+                line,
+                f"the list {name} reads {unbound!r}: bind it on the line, "
+                f'`expect {head} {name} "{label}"{amount_word} {unbound} VALUE`',
+            ) from e
         if head == "no_drm":
             if label in found:
                 raise TestFailure(line, f"{label!r} applies ({found[label]:+d})")

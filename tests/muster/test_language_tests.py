@@ -142,6 +142,25 @@ def test_a_failing_expectation_names_its_line(training_copy, capsys):
     assert "1 passed, 1 failed" in out
 
 
+def test_a_drm_expected_without_its_bindings_fails_that_test_only(training_copy, capsys):
+    """The combat DRM list reads its `combat`: a line that does not bind it
+    is the failure of its test, saying what to write (it was exit 3)."""
+    (training_copy / "tests" / "drm.mst").write_text(
+        'test unbound "A DRM list asked without its combat" {\n'
+        "    scenario skirmish\n"
+        '    expect drm combat_drm "Flank attack" 1\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(training_copy)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "drm.mst:3: the list combat_drm reads 'combat': bind it on the line, "
+        '`expect drm combat_drm "Flank attack" 1 combat VALUE`'
+    ) in out
+    assert "movement.mst::red_guard_moves PASSED" in out and "1 passed, 1 failed" in out
+
+
 def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
     (training_copy / "tests" / "typo.mst").write_text(
         'test typo "A unit that is not there" {\n'
