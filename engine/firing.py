@@ -2,7 +2,8 @@
 
 Citing a rulebook section is not obeying it; a soak of many games shows
 which declarations citing it ever ran. Counting is off by default
-(`Game.firing` is None) and costs one attribute test where it is off. When a
+(`Game.firing` is None) and costs one attribute test where it is off. Only
+the line of play counts: a clone (a bot's look-ahead) has `counted` off. When a
 `Firing` is attached to a game, the engine reports each procedure step it
 enters, each modifier that changes a roll, each result applied, each table
 read, each trigger that runs and each movement restriction that binds, as a
@@ -62,5 +63,5 @@ def branch_name(proc: str, pc: int, taken: bool) -> str:
 def fired(s: State, kind: str, name: str) -> None:
     """Count one firing of a declaration, when the game counts them."""
     firing = s.game.firing
-    if firing is not None:
+    if firing is not None and s.counted:
         firing.counts[(kind, name)] += 1

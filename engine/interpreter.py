@@ -54,7 +54,7 @@ def current_node(s: State) -> Node:
 def advance(s: State) -> None:
     """Run until a decision, a chance event or the end of the game."""
     rules = s.game.rules
-    firing = s.game.firing
+    firing = s.game.firing if s.counted else None
     s._node = None
     while not s.terminal:
         if s.events:

@@ -319,6 +319,7 @@ class State:
         "_watched",
         "bags",
         "combats",
+        "counted",
         "drawn",
         "events",
         "fired",
@@ -363,6 +364,9 @@ class State:
         self.level = ""
         self.move_number = 0
         self.messages: list[str] = []
+        # Whether what this position runs counts as fired (engine/firing.py): a
+        # clone is a bot's what-if, not the line of play.
+        self.counted = True
         self._node: Node | None = None
         self._occupancy: Occupancy | None = None
         # Answers kept between decisions (engine/incremental.py), and what stands
@@ -432,6 +436,7 @@ class State:
         other.level = self.level
         other.move_number = self.move_number
         other.messages = []
+        other.counted = False
         other._node = self._node
         other._occupancy = self._occupancy
         other._remembered = self._remembered

@@ -87,7 +87,7 @@ def _part_text(s: State, kind: str, value: Any) -> str:
 def read_cell(s: State, spec: TableSpec, row: int, column: int) -> tuple[Any, ...]:
     """The cell at a row and column index, counted as read when the game counts
     what fires (engine/firing.py)."""
-    if s.game.firing is not None:
+    if s.game.firing is not None and s.counted:
         s.game.firing.counts[("table_row", f"{spec.name}#{row}")] += 1
         s.game.firing.counts[("table_column", f"{spec.name}#{column}")] += 1
     return spec.rows[row][3][column]

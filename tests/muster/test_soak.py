@@ -77,6 +77,21 @@ def test_counting_is_off_by_default_and_counts_steps_when_on(training_package):
     assert counts[("result", "retreat")] == counts[("step", "result:retreat.do")]
 
 
+def test_a_clone_played_on_counts_nothing(training_package):
+    """Only the line of play counts: a clone is a bot's look-ahead (the
+    heuristic bot's made Monmouth's initiative steps count about seven times
+    per roll), so what it runs fires nothing, while the original still counts."""
+    _rules, package = training_package
+    game = package.load_game()
+    game.firing = Firing(game.rules)
+    s = game.new_initial_state()
+    before = Counter(game.firing.counts)
+    play_out(s.clone(), seed=3)
+    assert game.firing.counts == before
+    play_out(s, seed=3)
+    assert game.firing.counts[("step", "game.victory")] == before[("step", "game.victory")] + 1
+
+
 def test_the_invariants_catch_positions_no_rule_may_make(training_package):
     _rules, package = training_package
     game = package.load_game()
