@@ -230,5 +230,6 @@ def test_every_declaration_the_shipped_soak_never_fired_has_a_reason(battle):
     silent = text.split("### Never fired", 1)[1]
     rows = [r for r in silent.splitlines() if r.startswith("| ") and "---" not in r][1:]
     assert rows, "the report lists what never fired"
+    assert any(r.startswith("| branch |") for r in rows), "made with the branch counts"
     assert [r for r in rows if NO_REASON in r] == []
     assert "Reasons that name no declaration" not in silent
