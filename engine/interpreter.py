@@ -110,6 +110,7 @@ def apply_action(s: State, action: int) -> None:
     if action not in legal:
         raise IllegalActionError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
     frame = s.stack[-1]
+    s.automatic.clear()
     if frame.prim:
         if frame.params is None:
             frame.params = _lambdas_at(s, frame)
@@ -322,6 +323,9 @@ def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
     if len(options) == 1 and mode == "":
         f.b[var] = options[0]
         f.pc += 1
+        s.automatic.append(
+            f"{instr.prompt or f'choose {var}'}: {describe_value(s, kind, options[0], var)}"
+        )
         return None
     space = s.game.actions
     actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))

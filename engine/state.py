@@ -317,6 +317,7 @@ class State:
         "_remembered",
         "_stepped",
         "_watched",
+        "automatic",
         "bags",
         "combats",
         "counted",
@@ -364,6 +365,9 @@ class State:
         self.level = ""
         self.move_number = 0
         self.messages: list[str] = []
+        # Choices made without asking since the last action, each the only
+        # option (`muster test` names them when an `act` finds nothing to do).
+        self.automatic: list[str] = []
         # Whether what this position runs counts as fired (engine/firing.py): a
         # clone is a bot's what-if, not the line of play.
         self.counted = True
@@ -436,6 +440,7 @@ class State:
         other.level = self.level
         other.move_number = self.move_number
         other.messages = []
+        other.automatic = []
         other.counted = False
         other._node = self._node
         other._occupancy = self._occupancy

@@ -507,7 +507,9 @@ class Runner:
         if len(chosen) != 1:
             what = "no legal action is" if not chosen else f"{len(chosen)} legal actions are"
             shown = "; ".join(list(legal.values())[:12])
-            raise TestFailure(line, f"{what} {text!r}: the legal actions are {shown}")
+            made = "; ".join(s.automatic)
+            made = f" (made without asking, as the only option: {made})" if made else ""
+            raise TestFailure(line, f"{what} {text!r}: the legal actions are {shown}{made}")
         s.apply_action(chosen[0])
         messages += s.take_messages()
 

@@ -161,6 +161,29 @@ def test_a_drm_expected_without_its_bindings_fails_that_test_only(training_copy,
     assert "movement.mst::red_guard_moves PASSED" in out and "1 passed, 1 failed" in out
 
 
+def test_an_act_for_a_choice_made_without_asking_says_so(training_copy, capsys):
+    """One combat to resolve is taken without asking: an `act` naming it
+    finds nothing, and the failure says the choice was made, and how."""
+    (training_copy / "tests" / "auto.mst").write_text(
+        'test auto "One combat, chosen without asking" {\n'
+        "    scenario skirmish\n"
+        "    at 0404 red_guard\n"
+        "    at 0403 blue_foot\n"
+        "    combat red_guard against blue_foot\n"
+        "    during close_combat_phase resolve side red\n"
+        '    act "Red Guard"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(training_copy)]) == 1
+    out = capsys.readouterr().out
+    assert "auto.mst:7: no legal action is 'Red Guard'" in out
+    assert (
+        "(made without asking, as the only option: "
+        "choose the next combat: combat 1 (Red Guard against Blue Foot))"
+    ) in out
+
+
 def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
     (training_copy / "tests" / "typo.mst").write_text(
         'test typo "A unit that is not there" {\n'
