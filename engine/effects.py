@@ -47,7 +47,7 @@ def set_var(s: State, name: str, value: object) -> None:
     s.vars[name] = value
     if old != value:
         if name in s.game.announced:
-            say(s, f"{s.game.announced[name]}: {old} → {value}.")
+            say(s, f"{s.game.announced[name]}: {_shown(s, name, old)} → {_shown(s, name, value)}.")
         emit(s, f"changed:{name}", old=old, new=value)
 
 
@@ -61,8 +61,23 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
         scope = s.game.variable_scopes.get(name, "side")
         if name in s.game.announced:
             whose = side_name(s, index) if scope == "side" else unit_name(s, index)
-            say(s, f"{s.game.announced[name]} ({whose}): {old} → {value}.")
+            was, now = _shown(s, name, old), _shown(s, name, value)
+            say(s, f"{s.game.announced[name]} ({whose}): {was} → {now}.")
         emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
+
+
+def _shown(s: State, name: str, value: object) -> str:
+    """An announced variable's value as a player reads it: yes/no, names, none."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    kind = s.game.variable_types.get(name)
+    if isinstance(value, int) and kind in ("unit", "hex", "side"):
+        if value < 0:
+            return "none"
+        return {"unit": unit_name, "hex": hex_label, "side": side_name}[kind](s, value)
+    return str(value)
 
 
 @effect(("bag", "bag"), ("token", "marker"))

@@ -290,6 +290,7 @@ class Game:
         """What the interpreter and the remembered answers need of the variables."""
         rules = self.rules
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
+        self.variable_types = {var.name: var.type for var in rules.variables}
         # Variables with a value per side, unit or hex (victory points too): a
         # remembered answer depends on the members it reads (engine/incremental.py).
         self.indexed_variables = frozenset(

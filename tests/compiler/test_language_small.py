@@ -7,9 +7,9 @@ import re
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_generated
+from compiler.build import load_game, load_generated
 from compiler.check import compile_ruleset
-from engine.effects import advance_to
+from engine.effects import advance_to, set_var
 from engine.queries import in_range
 from muster.cli import main
 from tests.compiler.test_diagnostics import with_extra
@@ -89,3 +89,25 @@ def test_a_wrong_side_in_order_is_named_with_the_sides(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"ruleset\.mst:\d+:18: error: unknown side 'rde'", err), err
     assert "did you mean 'red'?" in err and "the sides: blue, red" in err
+
+
+def test_an_announced_variable_reads_yes_no_and_names(tmp_path):
+    """The log tells an announced change in the players' words: "no → yes", a
+    unit's name, "none" — never Python's "False → True" or an index."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'variable flag_raised "The flag raised" { type bool; initial no; announce }\n'
+        'variable hero "The hero" { type unit; initial none; announce }\n',
+        encoding="utf-8",
+    )
+    game = load_game(with_extra(tmp_path, extra))
+    s = game.new_initial_state()
+    s.take_messages()
+    set_var(s, "flag_raised", True)
+    set_var(s, "hero", game.unit_by_name["red_guard"])
+    set_var(s, "hero", -1)
+    assert s.take_messages() == [
+        "The flag raised: no → yes.",
+        "The hero: none → Red Guard.",
+        "The hero: Red Guard → none.",
+    ]
