@@ -21,7 +21,8 @@
     }
 
 A line whose key is a variable sets its starting value (per side: the side,
-then the value). `order TURN SIDE SIDE` fixes who goes first that turn.
+then the value). `order TURN SIDE SIDE` fixes who goes first that turn
+(`order 5..8 SIDE SIDE`: every turn of the range).
 `rules_not_used` switches rules off, `special_rules` switches on rules that
 are otherwise off. In the set-up, a line places units in a hex, or lets their
 owner `choose` a hex among a zone, a list, or those meeting a condition.
@@ -273,25 +274,27 @@ class ScenarioChecker:
     def _orders(
         self, d: ast.Entity, decl_prov: ir.Prov
     ) -> tuple[dict[int, tuple[str, ...]], dict[str, ir.Prov]]:
-        """`order TURN SIDE SIDE` lines: who goes first on the turns they name."""
+        """`order TURN SIDE SIDE` (or `order FIRST..LAST SIDE SIDE`) lines: who
+        goes first on the turns they name."""
         orders: dict[int, tuple[str, ...]] = {}
         order_provs: dict[str, ir.Prov] = {}
         for line in [x for x in d.body.lines if isinstance(x, ast.Line) and x.key == "order"]:
             order = self._order(line)
             if order is None:
                 continue
-            turn, sides = order
-            if turn in orders:
-                self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
-            orders[turn] = sides
-            order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
+            turns, sides = order
+            for turn in turns:
+                if turn in orders:
+                    self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
+                orders[turn] = sides
+                order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
         return orders, order_provs
 
-    def _order(self, line: ast.Line) -> tuple[int, tuple[str, ...]] | None:
+    def _order(self, line: ast.Line) -> tuple[range, tuple[str, ...]] | None:
         vals = line.values[1:]
-        turn = as_int(vals[0]) if vals else None
+        first, last = self._turns(vals[0]) if vals else (None, None)
         unknown = [v for v in vals[1:] if isinstance(v, ast.Name) and not self._is_side(v.id)]
-        if turn is not None and unknown:
+        if first is not None and unknown:
             known = sorted(n for n, e in self.sym.entities.items() if e.kind == "side")
             for v in unknown:
                 self.r.error(
@@ -303,12 +306,27 @@ class ScenarioChecker:
                 )
             return None
         sides = self._sides(vals[1:])
-        if turn is None or not sides:
-            self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")
+        if first is None or last is None or not sides:
+            self.r.error(
+                line.span,
+                BAD_VALUE,
+                "write `order TURN first_side second_side` (TURN may be a range, 5..8)",
+            )
             return None
-        if not within(self.r, vals[0].span, "the turn", turn, TURN):
+        if not all(within(self.r, vals[0].span, "the turn", t, TURN) for t in (first, last)):
             return None
-        return turn, sides
+        return range(first, last + 1), sides
+
+    @staticmethod
+    def _turns(v: ast.Expr) -> tuple[int | None, int | None]:
+        """A turn (`5`) or a closed range of them (`5..8`, first not after last)."""
+        if isinstance(v, ast.Range):
+            low, high = v.low or "", v.high or ""
+            if low.isdigit() and high.isdigit() and int(low) <= int(high):
+                return int(low), int(high)
+            return None, None
+        turn = as_int(v)
+        return turn, turn
 
     def _sides(self, vals: tuple[ast.Expr, ...]) -> tuple[str, ...]:
         """The sides named, in order; none unless every value names a side."""

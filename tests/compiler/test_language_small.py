@@ -111,3 +111,19 @@ def test_an_announced_variable_reads_yes_no_and_names(tmp_path):
         "The hero: none → Red Guard.",
         "The hero: Red Guard → none.",
     ]
+
+
+def test_order_takes_a_range_of_turns(tmp_path):
+    """`order 2..3 blue red` fixes both turns (it took one line per turn); a
+    range running backwards is refused with how to write it."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text("", encoding="utf-8")
+    folder = with_extra(tmp_path, extra)
+    entry = folder / "ruleset.mst"
+    text = entry.read_text()
+    entry.write_text(text.replace("order 2 blue red", "order 2..3 blue red"))
+    rules, _ = compile_ruleset(folder)
+    night = next(sc for sc in rules.scenarios if sc.name == "night_march")
+    assert night.orders == {2: ("blue", "red"), 3: ("blue", "red")}
+    entry.write_text(text.replace("order 2 blue red", "order 3..2 blue red"))
+    assert main(["check", str(folder)]) == 1
