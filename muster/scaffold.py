@@ -2,8 +2,9 @@
 
 The files come from the templates in `muster/new_battle/` (`$name` and
 `$title` filled in): a ruleset, two sides with a unit and a leader each, a
-small map, a turn track, victory conditions, a scenario, and `brief.txt`, the
-battle's own numbered sections that the rule files cite (`§ NAME 1.2`).
+small map, a turn track, victory conditions, a scenario, a first language
+test in `tests/`, and `brief.txt`, the battle's own numbered sections that
+the rule files cite (`§ NAME 1.2`).
 Comments marked TODO point at what to fill in. Nothing is written when the
 folder exists already, or when the name or title could not be written into
 a rule file as they are.
@@ -53,8 +54,9 @@ def new_battle(name: str, folder: Path, title: str | None = None) -> Scaffold:
         raise ScaffoldError(f"{folder} exists already; choose another folder or name")
     folder.mkdir(parents=True)
     written = []
-    for template in sorted(TEMPLATES.glob("*.tmpl")):
-        target = folder / template.name.removesuffix(".tmpl")
+    for template in sorted(TEMPLATES.rglob("*.tmpl")):
+        target = folder / template.relative_to(TEMPLATES).with_suffix("")
+        target.parent.mkdir(exist_ok=True)
         text = Template(template.read_text(encoding="utf-8")).substitute(name=name, title=title)
         target.write_text(text, encoding="utf-8")
         written.append(target)

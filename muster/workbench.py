@@ -11,12 +11,14 @@ imports it when run, so that `muster check` starts without it.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from compiler.check import check_ruleset
 from compiler.load import display_name, resolve_ruleset
+from dsl.diagnostics import CompileError
 from muster.scaffold import ScaffoldError, default_folder, new_battle
 from muster.watch import watch
 
@@ -28,10 +30,21 @@ def cmd_new(args: argparse.Namespace) -> int:
     except ScaffoldError as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
+    where = display_name(scaffold.folder)
+    try:
+        rules, _sources, _warnings = check_ruleset(scaffold.folder)
+    except CompileError as e:
+        # The name itself clashes (a series declaration's name): keep nothing.
+        shutil.rmtree(scaffold.folder)
+        print(e, file=sys.stderr)
+        print(
+            f"muster: {where} not kept: a battle named {args.name!r} does not check as "
+            "written; choose another name",
+            file=sys.stderr,
+        )
+        return 1
     for path in scaffold.files:
         print(f"  wrote {display_name(path)}")
-    rules, _sources, _warnings = check_ruleset(scaffold.folder)
-    where = display_name(scaffold.folder)
     print(
         f"{rules.title} ({rules.name}): ok — next: edit the TODOs, `muster check --watch {where}`"
     )

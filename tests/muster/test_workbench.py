@@ -28,6 +28,21 @@ def test_new_battle_imports_the_series_and_checks_clean(tmp_path, capsys):
     # The brief is the battle's own rulebook: coverage reads it.
     assert main(["coverage", str(folder), "--rulebook", str(folder / "brief.txt")]) == 0
     assert "1.1      UNCITED" in capsys.readouterr().out
+    # A first language test comes with it, and passes.
+    assert "test foot_moves" in (folder / "tests" / "rules.mst").read_text()
+    assert main(["test", str(folder)]) == 0
+    assert "rules.mst::foot_moves PASSED" in capsys.readouterr().out
+
+
+def test_new_keeps_nothing_when_the_name_is_a_series_name(tmp_path, capsys):
+    """`creek` is a hexside of the series: the battle would not check, so the
+    folder is removed and the clash shown."""
+    folder = tmp_path / "creek"
+    assert main(["new", "creek", "--dir", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert "the first 'creek' is the hexside declared at" in err
+    assert "not kept" in err and "choose another name" in err
+    assert not folder.exists()
 
 
 def test_new_refuses_what_it_cannot_write(tmp_path, capsys):
