@@ -181,7 +181,7 @@ class _Names:
         self.hexes = {grid.label(c, r) for c, r in grid.offsets()} if grid else set()
 
     def check(self, decl: ast.Entity, r: Reporter) -> None:
-        playing = False
+        playing: ast.Line | None = None  # the first line that plays
         for line in decl.body.lines:
             if not isinstance(line, ast.Line) or line.key is None:
                 r.error(line.span, BAD_VALUE, "a test line starts with what it does")
@@ -197,9 +197,14 @@ class _Names:
                 )
                 continue
             if key in PLAY:
-                playing = True
+                playing = playing or line
             elif playing:
-                r.error(line.span, BAD_VALUE, f"`{key}` sets up the position: put it before `act`")
+                r.error(
+                    line.span,
+                    BAD_VALUE,
+                    f"`{key}` sets up the position: put it before `{playing.key}` "
+                    f"(line {playing.span.line}), the first line that plays",
+                )
             words = [_word(v) for v in line.values[1:]]
             if key == "scenario":
                 self._known(r, line, words[:1], self.scenarios, "scenario")
@@ -333,6 +338,16 @@ def _rules_fail(e: Exception) -> str:
     test's failure: the error and the rule the engine notes it at."""
     notes = [n.splitlines()[0].rstrip(":") for n in getattr(e, "__notes__", ())]
     return f"the rules fail here: {e}" + "".join(f" ({n})" for n in notes)
+
+
+def _waiting(s: State) -> str:
+    """What the game waits for, in words: the game's end, or whose decision and its choices."""
+    if s.is_terminal():
+        return "the game is over"
+    node = s.current_node()
+    side = s.game.rules.sides[node.player].title
+    shown = "; ".join(s.action_to_string(a) for a in s.legal_actions()[:12])
+    return f"the game waits for the {side} player ({node.prompt or 'a decision'}): {shown}"
 
 
 def _changes(words: list[str]) -> list[str]:
@@ -504,6 +519,8 @@ class Runner:
         exact = [a for a, d in legal.items() if d == text]
         near = [a for a, d in legal.items() if text in d]
         chosen = exact or near
+        if s.is_terminal():
+            raise TestFailure(line, f"the game is over: nothing to act ({text!r})")
         if len(chosen) != 1:
             what = "no legal action is" if not chosen else f"{len(chosen)} legal actions are"
             shown = "; ".join(list(legal.values())[:12])
@@ -515,7 +532,7 @@ class Runner:
 
     def roll(self, s: State, line: ast.Line, word: str, messages: list[str]) -> None:
         if not s.is_chance_node():
-            raise TestFailure(line, f"no die is rolled here (dice {word})")
+            raise TestFailure(line, f"no die is rolled here (dice {word}): {_waiting(s)}")
         outcomes = [a for a, _p in s.chance_outcomes()]
         tokens = s.game.tokens
         face = tokens.index(word) if word in tokens else _value(word)

@@ -184,6 +184,41 @@ def test_an_act_for_a_choice_made_without_asking_says_so(training_copy, capsys):
     ) in out
 
 
+def test_dice_where_none_is_rolled_says_what_the_game_waits_for(training_copy, capsys):
+    (training_copy / "tests" / "dice.mst").write_text(
+        'test dice_nowhere "A die where the game waits for a move" {\n'
+        "    scenario skirmish\n"
+        "    at 0404 red_guard\n"
+        "    during movement_phase move side red\n"
+        "    dice 3\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(training_copy)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "dice.mst:5: no die is rolled here (dice 3): the game waits for the Red Army "
+        "player (move a unit one hex, or pass): pass; move Red Guard 0404 → 0403"
+    ) in out
+
+
+def test_a_position_line_after_an_expect_names_the_first_line_that_plays(training_copy, capsys):
+    (training_copy / "tests" / "late.mst").write_text(
+        'test late "A position line after an expectation" {\n'
+        "    scenario skirmish\n"
+        "    expect turn 1\n"
+        "    at 0404 red_guard\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(training_copy)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "late.mst:4:5: error: `at` sets up the position: put it before `expect` (line 3), "
+        "the first line that plays"
+    ) in err
+
+
 def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
     (training_copy / "tests" / "typo.mst").write_text(
         'test typo "A unit that is not there" {\n'
