@@ -271,6 +271,12 @@ def _single_equals(src: str, here: str) -> str | None:
     return None
 
 
+def _choose_when_first(src: str, here: str) -> str | None:
+    if src.strip().startswith("choose when "):
+        return "a set-up choice names its units first: `choose UNITS… when CONDITION`"
+    return None
+
+
 # The mistakes `_hint` recognises, tried in order on the error's line (`src`)
 # and the text from the error on (`here`).
 _HINTS: tuple[Callable[[str, str], str | None], ...] = (
@@ -280,6 +286,7 @@ _HINTS: tuple[Callable[[str, str], str | None], ...] = (
     _range_as_value,
     _step_without_body,
     _single_equals,
+    _choose_when_first,
 )
 
 

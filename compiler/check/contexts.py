@@ -70,7 +70,7 @@ CONTEXTS: dict[str, ConditionContext] = {
         "checked at the end of each turn or of the game: only declared names and variables",
     ),
     "setup_choice": ConditionContext(
-        "scenario NAME { setup { choose when CONDITION UNITS } }",
+        "scenario NAME { setup { choose UNITS when CONDITION } }",
         (("unit", "unit"), ("hex", "hex")),
         "`unit` is the unit being placed, `hex` a hex its owner may choose for it",
     ),

@@ -180,7 +180,10 @@ class ScenarioChecker:
         for line in block.lines:
             if not isinstance(line, ast.Line):
                 self.r.error(
-                    line.span, BAD_VALUE, "a set-up line is `HEX units…` or `choose WHERE units…`"
+                    line.span,
+                    BAD_VALUE,
+                    "a set-up line is `HEX units…`, `choose WHERE units…` "
+                    "or `choose units… when CONDITION`",
                 )
                 continue
             entries.append(self._setup_line(line, decl_prov.merged(prov_of(line.prov))))
@@ -191,7 +194,11 @@ class ScenarioChecker:
         chosen = ast.is_word(line.values[0], "choose")
         hexes, condition, rest = self._choice(line) if chosen else self._placement(line)
         units = tuple(u for u in (self.placed(v) for v in rest) if u is not None)
-        if not rest:
+        if not rest and chosen and line.when is not None:
+            self.r.error(
+                line.span, MISSING, "write `choose UNITS… when CONDITION`: the units come first"
+            )
+        elif not rest:
             self.r.error(line.span, MISSING, "a set-up line places at least one unit")
         return ir.SetupEntry(hexes, condition, chosen, units, prov, line.span)
 
