@@ -162,7 +162,32 @@ class _Collector:
                 d.span, BAD_VALUE, f"{name!r} is a {old_kind}; an override must be one too"
             )
             return
+        old = where[index][0]
+        if signature(old) != signature(d):
+            # Kept as first declared, so that its callers check against it: the
+            # one error is the override's, not one at every call.
+            self.r.error(
+                d.span,
+                BAD_VALUE,
+                f"override {name!r} changes what it replaces: `{signature(d)}`",
+                f"{old_kind} {name!r} is `{signature(old)}`, declared at {old.span}",
+                "an override keeps the parameters (and the result) of what it replaces; "
+                "follow a new series version by writing its signature, or give a new "
+                "function another name",
+            )
+            return
         where[index] = item
+
+
+def signature(d: ast.Decl) -> str | None:
+    """How a define or procedure is called, `name(a: unit, b: int) -> passed: bool`
+    (None for other declarations, whose overrides need not match)."""
+    if not isinstance(d, ast.Define | ast.Procedure):
+        return None
+    params = ", ".join(f"{p.name}: {p.type}" for p in d.params)
+    result = getattr(d, "result", None)
+    returns = f" -> {result.name}: {result.type}" if result is not None else ""
+    return f"{d.name}({params}){returns}"
 
 
 def extend_lists(decls: Declarations, reporter: Reporter) -> None:
