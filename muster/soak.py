@@ -41,6 +41,7 @@ from engine.errors import BadInput
 from engine.firing import BRANCHING, Firing, branch_name
 from engine.game import Game
 from engine.rules import Rules
+from engine.sources import NOTE_START
 from engine.state import ON_MAP, State
 
 BOTS = ("random", "eager", "heuristic")
@@ -235,7 +236,13 @@ def play_checked(
             if len(problems) > 20:
                 break
     except Exception as e:  # a bug in the engine or the rules: record it and go on
-        problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}"))
+        # The rule the engine was running, if any (its file:line, `_note_where`).
+        where = "".join(
+            f" ({n.splitlines()[0].rstrip(':').removeprefix(NOTE_START)})"
+            for n in getattr(e, "__notes__", ())
+            if n.startswith(NOTE_START)
+        )
+        problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}{where}"))
     run.games += 1
     run.moves += s.move_number
     run.turns += s.vars["turn"] - game.first_turn + 1

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
 from muster import check
 from muster.cli import main
+from tests.conftest import RULESETS
 
 
 def one_line(capsys) -> str:
@@ -244,3 +246,45 @@ def test_a_soak_count_file_that_is_not_json_names_its_place(capsys, tmp_path):
         book.write_text("1. Rules\n", encoding="utf-8")
         assert main(["coverage", "training", "--rulebook", str(book), "--soak", str(counts)]) == 1
         assert words in one_line(capsys)
+
+
+@pytest.mark.parametrize("command", [["play", "--seed", "1"], ["simulate", "--games", "3"]])
+def test_a_rule_that_fails_in_play_is_bad_input_at_its_line(capsys, tmp_path, command):
+    """A lookup off a table at run time is the rules' fault: exit 1 with the
+    rule's file:line and text (it said "internal error", exit 3); the soak
+    records it with the same place."""
+    folder = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    battle = folder / "battle.mst"
+    battle.write_text(
+        battle.read_text(encoding="utf-8").replace(
+            "    step roll: roll combat_table",
+            "    step bonus: let b = lookup(bonus, 5)\n    step roll: roll combat_table",
+        )
+        + 'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n',
+        encoding="utf-8",
+    )
+    assert main([command[0], str(folder), *command[1:]]) == 1
+    err = capsys.readouterr().err
+    assert "muster: the rules fail in play: table 'bonus' has no row for 5" in err
+    assert "procedure close_combat at " in err and "battle.mst:" in err
+    assert "step bonus: let b = lookup(bonus, 5)" in err
+    assert "internal error" not in err
+
+
+def test_a_rule_that_fails_in_a_soak_is_recorded_at_its_line(capsys, tmp_path):
+    folder = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    battle = folder / "battle.mst"
+    battle.write_text(
+        battle.read_text(encoding="utf-8").replace(
+            "    step roll: roll combat_table",
+            "    step bonus: let b = 1 / (turn - turn)\n    step roll: roll combat_table",
+        ),
+        encoding="utf-8",
+    )
+    report = tmp_path / "soak.md"
+    main(["soak", str(folder), "--games", "1", "--quiet", "--report", str(report)])
+    text = report.read_text(encoding="utf-8")
+    assert "| exception | ZeroDivisionError" in text
+    assert "(procedure close_combat at " in text and "battle.mst:" in text
