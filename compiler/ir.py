@@ -155,6 +155,14 @@ class ListOf(TExpr):
     items: tuple[TExpr, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Text(TExpr):
+    """`"{u} falls back {n} hexes"`: a text with values, each shown as a
+    player reads it (a unit's name, a hex's label, yes/no)."""
+
+    parts: tuple[str | TExpr, ...] = ()
+
+
 # ----------------------------------------------------------------- statements
 
 

@@ -28,6 +28,22 @@ def side_name(s: State, side: int) -> str:
     return s.game.rules.sides[side].title if side >= 0 else "nobody"
 
 
+def value_text(s: State, typ: str, value: object) -> str:
+    """A value of a declared type as a player reads it: yes/no, a unit's name,
+    a hex's label, a side's name, "none", a list of them joined, a number."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    one = _NAMERS.get(typ)
+    if one is not None and isinstance(value, int):
+        return one(s, value) if value >= 0 else "none"
+    many = _NAMERS.get(_SINGLE.get(typ, ""))
+    if many is not None and isinstance(value, tuple):
+        return ", ".join(many(s, v) for v in value) or "none"
+    return str(value)
+
+
 def describe_value(s: State, kind: str, value: int, what: str) -> str:
     """A chosen thing in words: a unit's name, a hex's label, a combat's parties."""
     if kind == "unit":
@@ -135,3 +151,8 @@ def describe_state(s: State) -> str:
         where = hex_label(s, s.unit_hex[u]) if s.unit_hex[u] >= 0 else "—"
         lines.append(f"  {spec.title:<24} {where}")
     return "\n".join(lines)
+
+
+# The names of a unit, hex or side by its index, for `value_text`.
+_NAMERS = {"unit": unit_name, "hex": hex_label, "side": side_name}
+_SINGLE = {"units": "unit", "hexes": "hex", "sides": "side"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine.describe import hex_label, side_name, unit_name
+from engine.describe import hex_label, side_name, unit_name, value_text
 from engine.events import emit, say
 from engine.queries import enemies_adjacent, unit_steps
 from engine.rules import TerrainChangeSpec
@@ -17,7 +17,9 @@ from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY,
 from engine.terrain_state import CHANGED_TERRAIN, change_index
 from engine.vocabulary import effect
 
-__all__ = ["emit", "say"]  # found here too, as they always were (engine/events.py)
+# Found here too (engine/events.py, engine/describe.py): the generated rules
+# call them as `e.say`, `e.value_text` (a `say` with values).
+__all__ = ["emit", "say", "value_text"]
 
 # The rules' `say "…"`: written with the events (below every layer that talks).
 effect(("text", "str"))(say)
@@ -68,16 +70,7 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
 
 def _shown(s: State, name: str, value: object) -> str:
     """An announced variable's value as a player reads it: yes/no, names, none."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    kind = s.game.variable_types.get(name)
-    if isinstance(value, int) and kind in ("unit", "hex", "side"):
-        if value < 0:
-            return "none"
-        return {"unit": unit_name, "hex": hex_label, "side": side_name}[kind](s, value)
-    return str(value)
+    return value_text(s, s.game.variable_types.get(name, ""), value)
 
 
 @effect(("bag", "bag"), ("token", "marker"))

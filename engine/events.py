@@ -19,5 +19,5 @@ def emit(s: State, event: str, **bindings: Any) -> None:
 
 
 def say(s: State, text: str) -> None:
-    """Tell the players something in the play log."""
+    """Tell the players something in the play log (`{name}` in the text shows a value)."""
     s.messages.append(text)

@@ -475,6 +475,17 @@ class Codegen:
         then, test, orelse = (self.expr(x, env) for x in (e.then, e.test, e.orelse))
         return f"({then} if {test} else {orelse})"
 
+    def _text(self, e: ir.Text, env: Env) -> str:
+        """A text with values: the literal runs as Python literals, each value
+        shown by its type (engine.describe.value_text)."""
+        parts = [
+            pyrepr(p)
+            if isinstance(p, str)
+            else f"e.value_text(s, {pyrepr(p.type)}, {self.expr(p, env)})"
+            for p in e.parts
+        ]
+        return f"''.join(({', '.join(parts)},))" if parts else "''"
+
     def _list_of(self, e: ir.ListOf, env: Env) -> str:
         return (
             pyrepr(())
@@ -525,6 +536,7 @@ class Codegen:
         ir.Binary: _binary,
         ir.Conditional: _conditional,
         ir.ListOf: _list_of,
+        ir.Text: _text,
     }
 
     # ------------------------------------------------------------ statements

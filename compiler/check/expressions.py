@@ -11,17 +11,27 @@ mistake does not cascade into many.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from typing import ClassVar
 
 from compiler import ir
+from compiler.check.names import IDENT
 from compiler.check.props import BOOL_WORDS, TRUE_WORDS
 from compiler.check.variables import enum_type
 from compiler.map.hexmap import LABEL
 from dsl import ast
-from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
+from dsl.diagnostics import (
+    BAD_HEX,
+    BAD_VALUE,
+    TYPE,
+    UNKNOWN_NAME,
+    Reporter,
+    did_you_mean,
+    hint_note,
+)
 from dsl.source import Span
 from engine.vocabulary import (
     ELEMENT_TYPES,
@@ -41,6 +51,9 @@ COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
 NULLABLE = ("side", "unit", "hex", "code", "combat")
 # What a table's columns are named by, as an expression type.
 COLUMN_TYPES = {"odds": "odds", "number": "int", "name": "str"}
+# A text with values: runs of text (braces doubled) and `{placeholders}`; a lone
+# brace is a placeholder the checker refuses.
+PLACEHOLDER = re.compile(r"((?:[^{}]|\{\{|\}\})+)|(\{[^{}]*\}|[{}])")
 
 
 @dataclass
@@ -143,7 +156,33 @@ class ExprChecker:
         return ir.Const("int", e.span, int(e.text))
 
     def string(self, e: ast.String, scope: Scope, expected: str | None) -> ir.TExpr:
+        if expected == "str" and ("{" in e.value or "}" in e.value):
+            return self.text(e, scope)
         return ir.Const("str", e.span, e.value)
+
+    def text(self, e: ast.String, scope: Scope) -> ir.TExpr:
+        """A text with values: `{name}` or `{name.attribute}` shows a value in
+        scope; `{{` and `}}` are braces."""
+        parts: list[str | ir.TExpr] = []
+        for literal, placeholder in PLACEHOLDER.findall(e.value):
+            if literal:
+                parts.append(literal.replace("{{", "{").replace("}}", "}"))
+                continue
+            names = placeholder[1:-1].strip().split(".")
+            if not all(IDENT.match(n) for n in names):
+                self.r.error(
+                    e.span,
+                    BAD_VALUE,
+                    f"{placeholder!r} is no value to show: "
+                    "write `{name}` or `{name.attribute}`",
+                    "a brace that is text is written twice: `{{` or `}}`",
+                )
+                continue
+            node: ast.Expr = ast.Name(e.span, names[0])
+            for attr in names[1:]:
+                node = ast.Attr(e.span, node, attr)
+            parts.append(self.expr(node, scope))
+        return ir.Text("str", e.span, tuple(parts))
 
     def odds(self, e: ast.Odds, scope: Scope, expected: str | None) -> ir.TExpr:
         return ir.Const("odds", e.span, (e.attack, e.defend))

@@ -9,6 +9,7 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game, load_generated
 from compiler.check import compile_ruleset
+from engine import interpreter
 from engine.effects import advance_to, set_var
 from engine.queries import in_range
 from muster.cli import main
@@ -127,3 +128,34 @@ def test_order_takes_a_range_of_turns(tmp_path):
     assert night.orders == {2: ("blue", "red"), 3: ("blue", "red")}
     entry.write_text(text.replace("order 2 blue red", "order 3..2 blue red"))
     assert main(["check", str(folder)]) == 1
+
+
+def test_say_shows_values_in_the_players_words(tmp_path):
+    """`say("{unit} enters {hex}")`: each value as a player reads it; `{{`
+    is a brace; a placeholder that is no name is refused at its line."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'trigger told "Told" {\n'
+        "    on entered\n"
+        '    do { say("{unit} ({unit.strength} SP) enters {hex} {{sic}}") }\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    game = load_game(with_extra(tmp_path, extra))
+    s = game.new_initial_state()
+    s.take_messages()
+    guard = game.unit_by_name["red_guard"]
+    advance_to(s, guard, game.hex_by_label["0403"])
+    interpreter.advance(s)
+    assert "Red Guard (4 SP) enters 0403 {sic}" in s.take_messages()
+
+
+def test_say_refuses_a_placeholder_that_is_no_name(tmp_path, capsys):
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'trigger told "Told" {\n    on entered\n    do { say("{unit + 1} moves") }\n}\n',
+        encoding="utf-8",
+    )
+    assert main(["check", str(with_extra(tmp_path, extra))]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"extra\.mst:3:\d+: error: '\{unit \+ 1\}' is no value to show", err), err
