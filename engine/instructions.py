@@ -15,7 +15,7 @@ data, below the interpreter that gives them meaning.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any, ClassVar
 
 # A compiled expression or block: called with the state and the frame's bindings.
@@ -205,11 +205,13 @@ class Roll(Instruction):
 
 @dataclass(frozen=True, slots=True)
 class RollDie(Instruction):
-    """Roll the die on no table: the face plus the modifiers of the list named."""
+    """Roll the die on no table: the face plus the modifiers of the list named
+    into `into`, the face itself (the natural roll) into `natural`, if given."""
 
     opcode: ClassVar[str] = "roll_die"
     into: str
     modifiers: str
+    natural: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,11 @@ class Label:
 def operand_names(kind: type[Instruction]) -> tuple[str, ...]:
     """The operands of an instruction type, in the order the generated code gives them."""
     return tuple(f.name for f in fields(kind))
+
+
+def optional_operands(kind: type[Instruction]) -> frozenset[str]:
+    """The operands with a default, which the generated code may leave off."""
+    return frozenset(f.name for f in fields(kind) if f.default is not MISSING)
 
 
 def assemble(

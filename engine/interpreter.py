@@ -438,6 +438,8 @@ def _roll_die_apply(s: State, f: Frame, instr: ins.RollDie, face: int) -> None:
     rolled = f"rolled {face}{drm} = {total}." if items else f"rolled {face}."
     s.messages.append(f"{_roller(s, f)} {rolled}")
     f.b[into] = total
+    if instr.natural:
+        f.b[instr.natural] = face
     f.pc += 1
 
 

@@ -705,7 +705,7 @@ _SETTING_FIELDS: dict[type, tuple[str, ...]] = {
     ins.Choose: ("var",),
     ins.Ask: ("var",),
     ins.Roll: ("into", "total"),
-    ins.RollDie: ("into",),
+    ins.RollDie: ("into", "natural"),
     ins.Draw: ("into",),
     ins.Call: ("into",),
 }

@@ -141,8 +141,11 @@ class _Assembler:
             self.comments[label] = comment
 
     def emit(self, where: str, record: type[ins.Instruction], /, **operands: str | _Label) -> None:
-        if tuple(operands) != ins.operand_names(record):
-            raise ValueError(f"{record.__name__} takes {ins.operand_names(record)}, not {operands}")
+        # Every operand in order; one with a default may be left off at the end.
+        names, optional = ins.operand_names(record), ins.optional_operands(record)
+        given = tuple(operands)
+        if given != names[: len(given)] or not set(names[len(given) :]) <= optional:
+            raise ValueError(f"{record.__name__} takes {names}, not {operands}")
         self.code.append((record, operands))
         self.lines.append(where)
 
@@ -631,7 +634,8 @@ class Codegen:
 
     def _roll(self, st: ir.Roll, asm: _Assembler, w: str) -> None:
         if not st.table:
-            asm.emit(w, ins.RollDie, into=repr(st.into), modifiers=pyrepr(st.modifiers))
+            natural = {"natural": repr(st.total)} if st.total else {}
+            asm.emit(w, ins.RollDie, into=repr(st.into), modifiers=pyrepr(st.modifiers), **natural)
             return
         column = "None"
         if st.column is not None:

@@ -233,13 +233,16 @@ class StmtChecker:
         return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total)
 
     def die_roll(self, s: ast.Roll, scope: Scope, ctx: Context) -> ir.TStmt:
-        """`roll die into n`: a die roll on no table."""
+        """`roll die into n`: a die roll on no table; `into modified, natural`
+        also keeps the face before the modifiers ("on a natural 0")."""
         if s.column is not None:
             self.r.error(s.span, TYPE, "a die roll on no table has no column")
         if s.modifiers is not None:
             self.check_modifier_scope(s, scope)
         self.bind(scope, ctx, s.into, "int", s.span)
-        return ir.Roll(s.span, "", None, s.modifiers, s.into)
+        if s.total is not None:
+            self.bind(scope, ctx, s.total, "int", s.span)
+        return ir.Roll(s.span, "", None, s.modifiers, s.into, s.total)
 
     def roll_column(self, s: ast.Roll, table: ir.Table | None, scope: Scope) -> ir.TExpr | None:
         """The column rolled on (`at …`), which a table with columns needs."""

@@ -159,3 +159,27 @@ def test_say_refuses_a_placeholder_that_is_no_name(tmp_path, capsys):
     assert main(["check", str(with_extra(tmp_path, extra))]) == 1
     err = capsys.readouterr().err
     assert re.search(r"extra\.mst:3:\d+: error: '\{unit \+ 1\}' is no value to show", err), err
+
+
+def test_a_die_roll_keeps_its_natural_face(tmp_path, capsys):
+    """`roll die with DRMS into modified, natural`: the face before the
+    modifiers, for a rule "on a natural 0" (the second name was ignored)."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'modifiers steady_drm "Steadiness" {\n    +2 "Steady" when yes\n}\n'
+        'procedure steadiness "Steadiness check" {\n'
+        "    step roll: roll die with steady_drm into modified, natural\n"
+        '    step tell: say("natural {natural}, modified {modified}")\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    folder = with_extra(tmp_path, extra)
+    (folder / "tests" / "natural.mst").write_text(
+        'test natural "The natural face and the modified roll" {\n'
+        "    during steadiness roll\n"
+        "    dice 3\n"
+        '    expect message "natural 3, modified 5"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(folder)]) == 0, capsys.readouterr().out
