@@ -323,15 +323,15 @@ def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
     if len(options) == 1 and mode == "":
         f.b[var] = options[0]
         f.pc += 1
-        s.automatic.append(
-            f"{instr.prompt or f'choose {var}'}: {describe_value(s, kind, options[0], var)}"
-        )
+        title = s.game.rules.procedures[f.proc].title
+        s.automatic.append(f"{title}: {instr.prompt}: {describe_value(s, kind, options[0], var)}")
         return None
     space = s.game.actions
     actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))
     if mode == "maybe":
         actions = (space.PASS, *actions)
-    return Node(instr.chooser(s, f.b), actions, prompt=instr.prompt)
+    title = s.game.rules.procedures[f.proc].title
+    return Node(instr.chooser(s, f.b), actions, prompt=f"{title}: {instr.prompt}")
 
 
 def _encode_option(space: Any, kind: str, i: int, value: Any) -> int:

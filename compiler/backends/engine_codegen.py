@@ -615,7 +615,7 @@ class Codegen:
                 options=f"Bound({rest})",
                 chooser=self.lambda_fn(st.chooser, f"each_{st.var}_chooser"),
                 kind=repr(choice_kind(st.elem_type)),
-                prompt=repr(f"choose the next {st.var}"),
+                prompt=pyrepr(choice_prompt(st.var, st.elem_type, "the next")),
                 mode="''",
             )
             asm.emit(w, ins.ForDrop, var=repr(st.var), rest=rest)
@@ -660,7 +660,7 @@ class Codegen:
             options=self.lambda_fn(st.options, f"{st.var}_options"),
             chooser=self.lambda_fn(st.chooser, f"{st.var}_chooser"),
             kind=repr(choice_kind(st.elem_type)),
-            prompt=repr(f"choose {st.var}"),
+            prompt=pyrepr(choice_prompt(st.var, st.elem_type, "the")),
             mode=repr(st.mode),
         )
 
@@ -1472,6 +1472,40 @@ def stable_file_name(file: str) -> str:
         return str(path.relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
+
+
+def choice_prompt(var: str, elem_type: str, which: str) -> str:
+    """A choice's prompt in words: "choose the next unit", "choose the defender
+    lead" (the engine puts the procedure's title before it). A name that is no
+    noun (`u`, `taken`, `into`) says what is chosen by its type instead. (No
+    "?": that marks a yes/no question.)"""
+    words = var.split("_")
+    noun = " ".join(words) if words[-1] in CHOICE_NOUNS else elem_type.replace("_", " ")
+    return f"choose {which} {noun}"
+
+
+# The last words of a choice's name that make it a noun a player reads as is
+# ("defender lead", "target hex"); any other name is shown by its type.
+CHOICE_NOUNS = frozenset(
+    {
+        "attacker",
+        "card",
+        "casualty",
+        "chit",
+        "combat",
+        "commander",
+        "defender",
+        "follower",
+        "hex",
+        "lead",
+        "leader",
+        "marker",
+        "parent",
+        "side",
+        "target",
+        "unit",
+    }
+)
 
 
 def tuple_source(items: list[str]) -> str:

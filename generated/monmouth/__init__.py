@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '0a2db31c1d6d38d96e3eefb04aebf25f3ff32b2f187251c9632583d771531ab9'
+RULES_HASH = '04316e1394709a2191c0799c9f402c9f9a26ab8844b164c4b3bc19325aab3cc5'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

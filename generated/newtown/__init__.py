@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'cdad725190e3a1abc6c3cb53f5fd5574de266d68d525f71be050f850603adf64'
+RULES_HASH = 'cf5461e41ceed8d514d9ae3175cbe6ca853701d427bccc19d3d25fade0831a86'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '49de98bfb960d4ef74f605a25bbd657fdf515686e80336f5d686d081c441b9bc'
+RULES_HASH = '12ba9c595e223a140825e6e04cb00936911ea9072b95d17e1722e25b55654592'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

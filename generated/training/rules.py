@@ -276,7 +276,7 @@ RULES = Rules(
                 JumpIfNot(Bound('_ask1'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__withdraw__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
-                Choose(var='u', options=Bound('_for_u'), chooser=close_combat__withdraw__ask1_chooser, kind='unit', prompt='choose the next u',
+                Choose(var='u', options=Bound('_for_u'), chooser=close_combat__withdraw__ask1_chooser, kind='unit', prompt='choose the next unit',
                     mode=''),
                 ForDrop('u', '_for_u'),
                 Prim(primitive='retreat', args=close_combat__withdraw__retreat_args, lambdas={'stacking': movement_phase__move__move_units_stacking}),
@@ -294,7 +294,7 @@ RULES = Rules(
                 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
                 Label('step:do'), ForStart('_for_u', Bound('units')),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
-                Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
+                Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
                 Prim(primitive='retreat', args=close_combat__withdraw__retreat_args, lambdas={'stacking': movement_phase__move__move_units_stacking}),
                 Jump('for_u_1_top'),
@@ -303,7 +303,7 @@ RULES = Rules(
         'result:step_loss': procedure(
             name='result:step_loss', title='Step loss', kind='procedure', params=('units', 'side', 'u'), types={'side': 'side', 'u': 'unit',
                 'units': 'units'}, code=(
-                Label('step:do'), Choose(var='u', options=Bound('units'), chooser=Bound('side'), kind='unit', prompt='choose u', mode=''),
+                Label('step:do'), Choose(var='u', options=Bound('units'), chooser=Bound('side'), kind='unit', prompt='choose the unit', mode=''),
                 Exec(result__step_loss__lose_step),
             ), lines=lines_at('rulesets/training/battle.mst', (313, 314))),
         'trigger:mill_taken': procedure(

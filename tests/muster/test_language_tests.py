@@ -180,7 +180,7 @@ def test_an_act_for_a_choice_made_without_asking_says_so(training_copy, capsys):
     assert "auto.mst:7: no legal action is 'Red Guard'" in out
     assert (
         "(made without asking, as the only option: "
-        "choose the next combat: combat 1 (Red Guard against Blue Foot))"
+        "Close Combat Phase: choose the next combat: combat 1 (Red Guard against Blue Foot))"
     ) in out
 
 
