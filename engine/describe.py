@@ -124,10 +124,20 @@ def _option_action(s: State, action: int) -> str:
     return f"option {i}"
 
 
+def automatic_choices(s: State) -> list[str]:
+    """The choices made without asking since the last action, in words:
+    "Close Combat Phase: choose the next combat: combat 1 (…)"."""
+    return [
+        f"{s.game.rules.procedures[proc].title}: {instr.prompt}: "
+        f"{describe_value(s, instr.kind, value, instr.var)}"
+        for proc, instr, value in s.automatic
+    ]
+
+
 def question_of(text: str) -> str:
     """The question of an `ask`'s text, without what it adds after the question
-    mark ("Place Molly Pitcher on this artillery unit? It rallies without a die
-    roll." asks the first sentence)."""
+    mark ("Place the marker on this unit? It rallies without a die roll." asks
+    the first sentence)."""
     head, mark, _ = text.partition("?")
     return head + mark if mark else text
 

@@ -323,8 +323,7 @@ def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
     if len(options) == 1 and mode == "":
         f.b[var] = options[0]
         f.pc += 1
-        title = s.game.rules.procedures[f.proc].title
-        s.automatic.append(f"{title}: {instr.prompt}: {describe_value(s, kind, options[0], var)}")
+        s.automatic.append((f.proc, instr, options[0]))
         return None
     space = s.game.actions
     actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))

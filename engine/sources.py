@@ -36,6 +36,12 @@ def rule_note(where: str, what: str) -> str:
     return f"{NOTE_START}{what} at {where}" + (f":\n    {text}" if text else "")
 
 
+def rule_note_of(e: BaseException) -> str | None:
+    """The note `rule_note` put on an error, if the rules raised it: "in the
+    rules, procedure P at FILE:LINE:" and the rule's text on the next line."""
+    return next((n.rstrip() for n in getattr(e, "__notes__", ()) if n.startswith(NOTE_START)), None)
+
+
 def lines_at(*runs: str | tuple[int, ...]) -> tuple[str, ...]:
     """Each instruction's position from runs of one file's lines, as the generated
     code writes them: `lines_at("a.mst", (21, 22), "b.mst", (5,))`."""

@@ -366,8 +366,9 @@ class State:
         self.move_number = 0
         self.messages: list[str] = []
         # Choices made without asking since the last action, each the only
-        # option (`muster test` names them when an `act` finds nothing to do).
-        self.automatic: list[str] = []
+        # option, as (procedure, its Choose, the value): `muster test` names
+        # them when an `act` finds nothing to do (worded only then).
+        self.automatic: list[tuple[str, Any, Any]] = []
         # Whether what this position runs counts as fired (engine/firing.py): a
         # clone is a bot's what-if, not the line of play.
         self.counted = True

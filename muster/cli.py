@@ -22,7 +22,7 @@ from dsl.diagnostics import CompileError
 from engine.errors import BadInput
 from engine.nodes import RulesError
 from engine.play import SEED_LIMIT, ReplayError
-from engine.sources import NOTE_START
+from engine.sources import rule_note_of
 from muster.workbench import add_commands
 
 
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"muster: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return 1
     except RULE_FAULTS as e:
-        note = _rule_note(e)
+        note = rule_note_of(e)
         if note is None:
             return _internal_error(e)
         print(f"muster: the rules fail in play: {e}\n  {note}", file=sys.stderr)
@@ -304,12 +304,6 @@ def main(argv: list[str] | None = None) -> int:
 # (exit 1, the rule's file:line and text); without it, or of another kind, a
 # failure is Muster's own.
 RULE_FAULTS = (RulesError, ValueError, ArithmeticError)
-
-
-def _rule_note(e: BaseException) -> str | None:
-    """The engine's note of the rule that was running (`interpreter._note_where`)."""
-    notes = [n for n in getattr(e, "__notes__", ()) if n.startswith(NOTE_START)]
-    return notes[0].rstrip() if notes else None
 
 
 def _named_by_user(e: OSError, args: argparse.Namespace) -> bool:

@@ -72,6 +72,7 @@ from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hin
 from dsl.parse import decode_source, parse_text
 from dsl.source import SourceFiles
 from engine import instructions as ins
+from engine.describe import automatic_choices
 from engine.firing import Firing
 from engine.nodes import RulesError
 from engine.save import from_json, to_json
@@ -524,7 +525,7 @@ class Runner:
         if len(chosen) != 1:
             what = "no legal action is" if not chosen else f"{len(chosen)} legal actions are"
             shown = "; ".join(list(legal.values())[:12])
-            made = "; ".join(s.automatic)
+            made = "; ".join(automatic_choices(s))
             made = f" (made without asking, as the only option: {made})" if made else ""
             raise TestFailure(line, f"{what} {text!r}: the legal actions are {shown}{made}")
         s.apply_action(chosen[0])

@@ -41,7 +41,7 @@ from engine.errors import BadInput
 from engine.firing import BRANCHING, Firing, branch_name
 from engine.game import Game
 from engine.rules import Rules
-from engine.sources import NOTE_START
+from engine.sources import NOTE_START, rule_note_of
 from engine.state import ON_MAP, State
 
 BOTS = ("random", "eager", "heuristic")
@@ -236,12 +236,9 @@ def play_checked(
             if len(problems) > 20:
                 break
     except Exception as e:  # a bug in the engine or the rules: record it and go on
-        # The rule the engine was running, if any (its file:line, `_note_where`).
-        where = "".join(
-            f" ({n.splitlines()[0].rstrip(':').removeprefix(NOTE_START)})"
-            for n in getattr(e, "__notes__", ())
-            if n.startswith(NOTE_START)
-        )
+        # The rule the engine was running, if any: "procedure P at FILE:LINE".
+        note = rule_note_of(e)
+        where = f" ({note.splitlines()[0].rstrip(':').removeprefix(NOTE_START)})" if note else ""
         problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}{where}"))
     run.games += 1
     run.moves += s.move_number

@@ -222,15 +222,19 @@ class Props:
         v = self._one(key, required)
         if v is None:
             return None
-        if isinstance(v, ast.Range) and v.low is not None and v.high is not None:
-            low, high = int(v.low), int(v.high)
-            if low <= high:
-                return low, high
-        n = as_int(v)
-        if n is not None:
-            return n, n
-        self.error(v.span, f"{key!r} takes a range such as 1..10")
-        return None
+        found = as_range(v)
+        if found is None:
+            self.error(v.span, f"{key!r} takes a range such as 1..10")
+        return found
+
+
+def as_range(v: ast.Expr) -> tuple[int, int] | None:
+    """A closed range, low not above high (`1..10`), or one number as a range of one."""
+    if isinstance(v, ast.Range) and v.low is not None and v.high is not None:
+        low, high = int(v.low), int(v.high)
+        return (low, high) if low <= high else None
+    n = as_int(v)
+    return (n, n) if n is not None else None
 
 
 def as_int(v: ast.Expr) -> int | None:

@@ -41,7 +41,7 @@ from compiler import ir
 from compiler.check.bounds import TURN, prop_range, within
 from compiler.check.contexts import CONTEXTS
 from compiler.check.expressions import ExprChecker, Scope, Symbols
-from compiler.check.props import Props, as_int, describe, prov_of
+from compiler.check.props import Props, as_int, as_range, describe, prov_of
 from compiler.map.hexmap import LABEL
 from dsl import ast
 from dsl.diagnostics import (
@@ -299,7 +299,7 @@ class ScenarioChecker:
 
     def _order(self, line: ast.Line) -> tuple[range, tuple[str, ...]] | None:
         vals = line.values[1:]
-        first, last = self._turns(vals[0]) if vals else (None, None)
+        first, last = (as_range(vals[0]) if vals else None) or (None, None)
         unknown = [v for v in vals[1:] if isinstance(v, ast.Name) and not self._is_side(v.id)]
         if first is not None and unknown:
             known = sorted(n for n, e in self.sym.entities.items() if e.kind == "side")
@@ -323,17 +323,6 @@ class ScenarioChecker:
         if not all(within(self.r, vals[0].span, "the turn", t, TURN) for t in (first, last)):
             return None
         return range(first, last + 1), sides
-
-    @staticmethod
-    def _turns(v: ast.Expr) -> tuple[int | None, int | None]:
-        """A turn (`5`) or a closed range of them (`5..8`, first not after last)."""
-        if isinstance(v, ast.Range):
-            low, high = v.low or "", v.high or ""
-            if low.isdigit() and high.isdigit() and int(low) <= int(high):
-                return int(low), int(high)
-            return None, None
-        turn = as_int(v)
-        return turn, turn
 
     def _sides(self, vals: tuple[ast.Expr, ...]) -> tuple[str, ...]:
         """The sides named, in order; none unless every value names a side."""

@@ -253,16 +253,10 @@ def test_a_rule_that_fails_in_play_is_bad_input_at_its_line(capsys, tmp_path, co
     """A lookup off a table at run time is the rules' fault: exit 1 with the
     rule's file:line and text (it said "internal error", exit 3); the soak
     records it with the same place."""
-    folder = tmp_path / "training"
-    shutil.copytree(RULESETS / "training", folder)
-    battle = folder / "battle.mst"
-    battle.write_text(
-        battle.read_text(encoding="utf-8").replace(
-            "    step roll: roll combat_table",
-            "    step bonus: let b = lookup(bonus, 5)\n    step roll: roll combat_table",
-        )
-        + 'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n',
-        encoding="utf-8",
+    folder = training_failing_in_combat(
+        tmp_path,
+        "let b = lookup(bonus, 5)",
+        'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n',
     )
     assert main([command[0], str(folder), *command[1:]]) == 1
     err = capsys.readouterr().err
@@ -273,18 +267,26 @@ def test_a_rule_that_fails_in_play_is_bad_input_at_its_line(capsys, tmp_path, co
 
 
 def test_a_rule_that_fails_in_a_soak_is_recorded_at_its_line(capsys, tmp_path):
+    folder = training_failing_in_combat(tmp_path, "let b = 1 / (turn - turn)")
+    report = tmp_path / "soak.md"
+    main(["soak", str(folder), "--games", "1", "--quiet", "--report", str(report)])
+    text = report.read_text(encoding="utf-8")
+    assert "| exception | ZeroDivisionError" in text
+    assert "(procedure close_combat at " in text and "battle.mst:" in text
+
+
+def training_failing_in_combat(tmp_path, statement: str, more: str = ""):
+    """The training battle with a step before each close combat's roll that
+    runs `statement` (and `more` declarations): a rule that fails in play."""
     folder = tmp_path / "training"
     shutil.copytree(RULESETS / "training", folder)
     battle = folder / "battle.mst"
     battle.write_text(
         battle.read_text(encoding="utf-8").replace(
             "    step roll: roll combat_table",
-            "    step bonus: let b = 1 / (turn - turn)\n    step roll: roll combat_table",
-        ),
+            f"    step bonus: {statement}\n    step roll: roll combat_table",
+        )
+        + more,
         encoding="utf-8",
     )
-    report = tmp_path / "soak.md"
-    main(["soak", str(folder), "--games", "1", "--quiet", "--report", str(report)])
-    text = report.read_text(encoding="utf-8")
-    assert "| exception | ZeroDivisionError" in text
-    assert "(procedure close_combat at " in text and "battle.mst:" in text
+    return folder

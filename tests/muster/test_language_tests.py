@@ -142,18 +142,27 @@ def test_a_failing_expectation_names_its_line(training_copy, capsys):
     assert "1 passed, 1 failed" in out
 
 
+def failing(folder, capsys, file: str, *lines: str) -> tuple[str, str]:
+    """Add a test file of these lines to a battle's tests, run them all (one
+    fails: exit 1) and give what they printed, out and err."""
+    (folder / "tests" / file).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["test", str(folder)]) == 1
+    printed = capsys.readouterr()
+    return printed.out, printed.err
+
+
 def test_a_drm_expected_without_its_bindings_fails_that_test_only(training_copy, capsys):
     """The combat DRM list reads its `combat`: a line that does not bind it
     is the failure of its test, saying what to write (it was exit 3)."""
-    (training_copy / "tests" / "drm.mst").write_text(
-        'test unbound "A DRM list asked without its combat" {\n'
-        "    scenario skirmish\n"
-        '    expect drm combat_drm "Flank attack" 1\n'
-        "}\n",
-        encoding="utf-8",
+    out, _err = failing(
+        training_copy,
+        capsys,
+        "drm.mst",
+        'test unbound "A DRM list asked without its combat" {',
+        "    scenario skirmish",
+        '    expect drm combat_drm "Flank attack" 1',
+        "}",
     )
-    assert main(["test", str(training_copy)]) == 1
-    out = capsys.readouterr().out
     assert (
         "drm.mst:3: the list combat_drm reads 'combat': bind it on the line, "
         '`expect drm combat_drm "Flank attack" 1 combat VALUE`'
@@ -164,19 +173,19 @@ def test_a_drm_expected_without_its_bindings_fails_that_test_only(training_copy,
 def test_an_act_for_a_choice_made_without_asking_says_so(training_copy, capsys):
     """One combat to resolve is taken without asking: an `act` naming it
     finds nothing, and the failure says the choice was made, and how."""
-    (training_copy / "tests" / "auto.mst").write_text(
-        'test auto "One combat, chosen without asking" {\n'
-        "    scenario skirmish\n"
-        "    at 0404 red_guard\n"
-        "    at 0403 blue_foot\n"
-        "    combat red_guard against blue_foot\n"
-        "    during close_combat_phase resolve side red\n"
-        '    act "Red Guard"\n'
-        "}\n",
-        encoding="utf-8",
+    out, _err = failing(
+        training_copy,
+        capsys,
+        "auto.mst",
+        'test auto "One combat, chosen without asking" {',
+        "    scenario skirmish",
+        "    at 0404 red_guard",
+        "    at 0403 blue_foot",
+        "    combat red_guard against blue_foot",
+        "    during close_combat_phase resolve side red",
+        '    act "Red Guard"',
+        "}",
     )
-    assert main(["test", str(training_copy)]) == 1
-    out = capsys.readouterr().out
     assert "auto.mst:7: no legal action is 'Red Guard'" in out
     assert (
         "(made without asking, as the only option: "
@@ -185,17 +194,17 @@ def test_an_act_for_a_choice_made_without_asking_says_so(training_copy, capsys):
 
 
 def test_dice_where_none_is_rolled_says_what_the_game_waits_for(training_copy, capsys):
-    (training_copy / "tests" / "dice.mst").write_text(
-        'test dice_nowhere "A die where the game waits for a move" {\n'
-        "    scenario skirmish\n"
-        "    at 0404 red_guard\n"
-        "    during movement_phase move side red\n"
-        "    dice 3\n"
-        "}\n",
-        encoding="utf-8",
+    out, _err = failing(
+        training_copy,
+        capsys,
+        "dice.mst",
+        'test dice_nowhere "A die where the game waits for a move" {',
+        "    scenario skirmish",
+        "    at 0404 red_guard",
+        "    during movement_phase move side red",
+        "    dice 3",
+        "}",
     )
-    assert main(["test", str(training_copy)]) == 1
-    out = capsys.readouterr().out
     assert (
         "dice.mst:5: no die is rolled here (dice 3): the game waits for the Red Army "
         "player (move a unit one hex, or pass): pass; move Red Guard 0404 → 0403"
@@ -203,16 +212,16 @@ def test_dice_where_none_is_rolled_says_what_the_game_waits_for(training_copy, c
 
 
 def test_a_position_line_after_an_expect_names_the_first_line_that_plays(training_copy, capsys):
-    (training_copy / "tests" / "late.mst").write_text(
-        'test late "A position line after an expectation" {\n'
-        "    scenario skirmish\n"
-        "    expect turn 1\n"
-        "    at 0404 red_guard\n"
-        "}\n",
-        encoding="utf-8",
+    _out, err = failing(
+        training_copy,
+        capsys,
+        "late.mst",
+        'test late "A position line after an expectation" {',
+        "    scenario skirmish",
+        "    expect turn 1",
+        "    at 0404 red_guard",
+        "}",
     )
-    assert main(["test", str(training_copy)]) == 1
-    err = capsys.readouterr().err
     assert (
         "late.mst:4:5: error: `at` sets up the position: put it before `expect` (line 3), "
         "the first line that plays"
