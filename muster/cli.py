@@ -179,12 +179,23 @@ def parser() -> argparse.ArgumentParser:
     tb.add_argument(
         "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
     )
-    tb.add_argument("--seed", type=_seed, default=1, help="the dice (as muster play --seed)")
+    tb.add_argument(
+        "--seed",
+        type=_seed,
+        help="the first game's dice (as muster play --seed; each later game plays the "
+        "next seed); by default every game's seed is drawn at random",
+    )
     tb.add_argument("--port", type=_port, default=8765)
     tb.add_argument(
         "--host",
         default="127.0.0.1",
         help="the address to listen on (this machine only by default)",
+    )
+    tb.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a name people use to reach the table on a network (repeatable)",
     )
     tb.add_argument("--load", help="resume a saved position (the engine's JSON)")
     tb.add_argument("--replay", help="open a play log in the replay viewer")

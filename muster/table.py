@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import uvicorn
 from dsl.diagnostics import CompileError
 from engine.errors import BadInput
 from table.games import TableError
+from table.guard import addresses, is_loopback
 from table.server import build_replay, load_state, make_app, open_table
 
 
@@ -56,11 +58,12 @@ def _opening(table: Any, args: argparse.Namespace) -> str:
     if args.load:
         saved = _json(_text(args.load), args.load)
         try:
-            tg = load_state(table, saved, args.side)
+            tg, side = load_state(table, saved, args.side)
         except TableError as e:
             raise BadLogLine(f"{args.load}: {e}") from e
         tg.run_on()
-        start = f"?game={tg.id}&side={args.side or table.defaults['side']}"
+        # The seat goes to whoever opens this address first: the person at the terminal.
+        start = table.take_seats(tg, side)
     if args.replay:
         try:
             table.replays["start"] = build_replay(table, _log_lines(args.replay))
@@ -88,8 +91,20 @@ def run_table(args: argparse.Namespace) -> int:
     except BadLogLine as e:
         print(f"muster: {e}", file=sys.stderr)
         return 1
-    address = f"http://{args.host}:{args.port}/{start}"
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    if not is_loopback(args.host):
+        print(
+            f"muster: the table listens on {args.host}, on a network: anyone who can reach "
+            f"this machine on port {args.port} can open its page and start games (each "
+            "seat still needs its own invitation). It answers to this machine's names "
+            "and to those given with --allow-host.",
+            file=sys.stderr,
+            flush=True,
+        )
+        shown = socket.gethostname() if args.host in ("0.0.0.0", "::") else shown
+    hosts = addresses(args.host, args.port, args.allow_host or ())
+    address = f"http://{shown}:{args.port}/{start}"
     print(f"{table.rules.title}: the table is at {address}", flush=True)
     print("Press Ctrl-C to stop it.", flush=True)
-    uvicorn.run(make_app(table), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(make_app(table, hosts), host=args.host, port=args.port, log_level="warning")
     return 0

@@ -27,6 +27,7 @@ from engine.interpreter import RulesError
 from engine.play import LOG_FORMAT, SEEDED, chained, ending
 from engine.save import to_json
 from engine.state import State
+from table.seats import Seats
 
 
 class TableError(Exception):
@@ -76,6 +77,8 @@ class TableGame:
     # Where the log starts when it does not start at the beginning (a bare engine save
     # loaded): the replay viewer replays from here.
     origin: State | None = None
+    seats: Seats = field(default_factory=Seats)
+    used: float = 0.0  # when a request last asked for it (the table frees idle games)
 
     def __post_init__(self) -> None:
         self.bots = {
@@ -240,7 +243,8 @@ class TableGame:
             self.state = nxt
 
     def undo(self, viewer: int | None, move: Any) -> None:
-        """Back to the viewer's previous decision (never past a roll, against a bot)."""
+        """Back to the viewer's previous decision: against a bot or another person, never
+        past a roll (they have seen it), nor past the other person's decisions."""
         with self._turn():
             self._check_move(move)
             mine = [
@@ -249,10 +253,16 @@ class TableGame:
             if not mine:
                 raise TableError("there is no earlier decision of yours to go back to")
             snap = self.history[mine[-1]]
-            if self.bots and snap.chance < self.chance_count:
+            shared = self.seats.shared()
+            if (self.bots or shared) and snap.chance < self.chance_count:
+                against = "a bot" if self.bots else "another person"
                 raise TableError(
-                    "a die has been rolled since your last decision: against a bot, "
+                    f"a die has been rolled since your last decision: against {against}, "
                     "undo stops at the dice"
+                )
+            if shared and any(s.side != snap.side for s in self.history[mine[-1] :]):
+                raise TableError(
+                    "the other side has decided since your last decision: undo stops there"
                 )
             del self.history[mine[-1] :]
             del self.log[snap.moves :]

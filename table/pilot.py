@@ -25,7 +25,8 @@ const dist = (a, b) => Math.hypot(at(a)[0] - at(b)[0], at(a)[1] - at(b)[1]) / st
 const mine = (u) => battle.units[u].side === view.decision.side;
 const enemies = battle.units.map((u, i) => [u, i])
   .filter(([u, i]) => !mine(i) && view.units[u.name] && view.units[u.name].status === "map")
-  .map(([u]) => view.units[u.name].hex);
+  .map(([u]) => view.units[u.name].hex)
+  .concat(Object.keys(view.concealed || {}));  // stacks it may not examine: the enemy's
 const nearest = (h) => Math.min(Infinity, ...enemies.map((e) => dist(h, e)));
 """
 
@@ -95,6 +96,29 @@ def decide(page: Page, target: Locator) -> None:
     page.wait_for_function("m => view && view.move !== m", arg=move)
 
 
+def show_hex(page: Page, hex_label: str) -> None:
+    """Drag the map, as a person does, until a hex stands well inside the view."""
+    x, y = page.evaluate(_SCREEN, hex_label)
+    box = page.locator("#viewport").bounding_box()
+    left, top, right, bottom = box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]
+    if left + 60 < x < right - 60 and top + 60 < y < bottom - 60:
+        return
+    cx, cy = (left + right) / 2, (top + bottom) / 2
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    page.mouse.move(cx + (cx - x), cy + (cy - y), steps=5)
+    page.mouse.up()
+
+
+def move_to(page: Page, hex_label: str) -> None:
+    """Click a lit hex (on its counters, if friendly units stand there) to move the chosen
+    unit into it, and wait until the page shows the next move."""
+    move = move_number(page)
+    show_hex(page, hex_label)
+    click_hex(page, hex_label)
+    page.wait_for_function("m => view && view.move !== m", arg=move)
+
+
 def over(page: Page) -> bool:
     return page.text_content("#whose").startswith("Game over")
 
@@ -159,6 +183,10 @@ def click_counter(page: Page, unit: int) -> None:
 def choose_unit(page: Page, unit: int) -> None:
     """Click a unit's counter: its lit hexes (with their MP costs) appear."""
     if page.evaluate("u => chosen !== u", unit):  # a second click would put it down
+        other = page.evaluate("chosen")
+        if other >= 0:  # put the chosen unit down first: a click on a hex it may enter moves it
+            click_counter(page, other)
+            page.wait_for_function("chosen === -1")
         click_counter(page, unit)
     page.wait_for_function("u => chosen === u", arg=unit)
 
@@ -193,7 +221,7 @@ def _step_nearer(page: Page, unit: int, distance: float) -> Contact | None:
         if not options or options[0]["enemy"] >= distance - 0.3:
             return None
         best = options[0]
-        decide(page, page.locator(f'.target:not(.combat)[data-hex="{best["hex"]}"]'))
+        move_to(page, best["hex"])
         distance = best["enemy"]
         if distance < 1.3:
             title = page.evaluate("u => battle.units[u].title", unit)

@@ -24,6 +24,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from engine.play import play_game
 from table import pilot
+from table.guard import addresses
 from table.server import Table, make_app, open_table
 
 CHROMIUM = "/usr/bin/chromium"
@@ -46,9 +47,8 @@ def serving(table: Table) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(make_app(table), host="127.0.0.1", port=port, log_level="warning")
-    )
+    app = make_app(table, addresses("127.0.0.1", port))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -79,7 +79,7 @@ def shoot(out: Path) -> list[Path]:
                     side = table.defaults["side"]
                     tg = table.make_game(sc.name, side, table.defaults["bot"], 1)
                     tg.run_on()
-                    open_game(page, url, f"?game={tg.id}&side={side}")
+                    open_game(page, url, table.take_seats(tg, side))
                     shots.append(out / f"{battle}-{sc.name}.png")
                     page.screenshot(path=str(shots[-1]))
                 if battle == "monmouth":
@@ -93,7 +93,7 @@ def _combat_and_replay(page: Page, table: Table, url: str, out: Path) -> list[Pa
     an American close combat about to be rolled; then a logged game in the replay viewer."""
     tg = table.make_game("lees_advance", "american", table.defaults["bot"], 1)
     tg.run_on()
-    open_game(page, url, f"?game={tg.id}&side=american")
+    open_game(page, url, table.take_seats(tg, "american"))
     contact = pilot.declare_close_combat(page)
     if contact is None or not pilot.to_close_combat_roll(page, contact):
         raise RuntimeError("no American close combat came to be rolled in Lee's Advance")

@@ -1,28 +1,38 @@
 """The table's web server: a Starlette app serving the page and a JSON API.
 
-Every request is checked before it touches a game: an unknown game, a side
-that is not the game's, a stale move number, an action outside
-`legal_actions()`, a body that is not a JSON object all get a JSON error
+Every request passes the table's door first (table/guard.py: its own address and
+page only, bounded bodies) and carries its player's id (table/seats.py). Every
+request that reads or acts for a side must come from the player holding that
+side's seat; any other gets 403. Then it is checked before it touches a game: an
+unknown game, a side that is not the game's, a stale move number, an action
+outside `legal_actions()`, a body that is not a JSON object all get a JSON error
 `{"error": …}` with a 4xx status, and the game stays as it was. The server
 reads no file a request names: pictures are drawn in memory (table/board.py),
 saves live in the battle's own `saves/` folder under names the server makes,
-and the page's files are the package's own. Bots run in a worker thread.
+and the page's files are the package's own. Bots run in a worker thread. The
+table draws each game's seed, and tells it only when the game is over: a player
+who knew it could rehearse the dice in another game.
 
-API (all JSON):
+API (all JSON; S is a side's name, or `both` for a player holding every side):
 
     GET  /api/battle                         title, sides, scenarios, bots, map geometry, units
     GET  /api/map.png, /api/face/NAME.png    the map and counter faces
-    POST /api/games {scenario, side, bot, seed}       a new game → {"game", "view"}
+    POST /api/games {scenario, side, bot, invite}   a new game → {"game", "view"};
+                                             with invite, the other sides wait for people
+                                             who open their invitations (view.invitations)
+    GET  /api/games                          the games this player holds a seat in
+    POST /api/games/ID/join {invitation}     take the seats an invitation offers → {"seat", "view"}
     GET  /api/games/ID?side=S                that side's view
     POST /api/games/ID/act {side, move, action}       a decision
     POST /api/games/ID/roll {side, move}     roll the die a table roll waits for
     POST /api/games/ID/undo {side, move}     back to the side's previous decision
     POST /api/games/ID/explain {side, unit?, hex?} | {side, action}   why it is not legal
     POST /api/games/ID/save {side}           → {"save": NAME} in the saves folder
-    GET  /api/saves                          the saves
-    POST /api/load {save | state, side, bot, seed}   a game from a save
+    GET  /api/saves                          this player's saves
+    POST /api/load {save | state, side, bot, scenario}   a game from a save
     GET  /api/games/ID/log?side=S            the play log (JSONL), once the game is over
-    POST /api/replays {game | log}           a replay → {"replay", "length"}
+    POST /api/games/ID/replay {side}         the game in the replay viewer → {"replay", "length"}
+    POST /api/replays {log}                  a play log in the replay viewer
     GET  /api/replays/ID/N                   the position after N actions, with the account
 """
 
@@ -32,14 +42,16 @@ import asyncio
 import json
 import re
 import secrets
+import time
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -59,6 +71,8 @@ from engine.play import LOG_FORMAT, SEED_LIMIT
 from engine.save import check_depth, from_json, to_json
 from table.board import Board, draw_board
 from table.games import TableError, TableGame, move_record
+from table.guard import Guard, body_of
+from table.seats import SeatRefused, fingerprint
 from table.views import Markers, Redactor, reason_json, view
 
 STATIC = Path(__file__).with_name("static")
@@ -71,6 +85,14 @@ class Replay:
     states: list[Any]  # the state after each action, the initial state first
     accounts: list[list[str]]  # the account lines of each action
     texts: list[str]
+    used: float = 0.0
+
+
+# How long a game or replay no request has asked for is kept, and how many are kept
+# at most (the least recently used go first): a table left running frees them.
+IDLE_SECONDS = 6 * 3600
+MAX_GAMES = 64
+MAX_REPLAYS = 16
 
 
 @dataclass
@@ -81,53 +103,114 @@ class Table:
     rules: ir.Ruleset
     board: Board
     saves: Path
-    defaults: dict[str, Any]  # scenario, side, bot, seed the page starts with
+    defaults: dict[str, Any]  # scenario, side and bot the page starts with
+    # The seed of the table's first game (`muster table --seed`); each later game plays
+    # the next. None: every game's seed is drawn at random.
+    seed: int | None = None
     games: dict[str, TableGame] = field(default_factory=dict)
     replays: dict[str, Replay] = field(default_factory=dict)
+    clock: Any = time.monotonic
+    idle_seconds: float = IDLE_SECONDS
+    max_games: int = MAX_GAMES
+    max_replays: int = MAX_REPLAYS
 
     def __post_init__(self) -> None:
         self.markers = Markers(
             {m.name: m.side for m in self.rules.markers},
             {m.name: m.title for m in self.rules.markers},
         )
+        self.made = 0  # games made, for the seed of the next
 
-    def make_game(self, scenario: str | None, side: str, bot: str, seed: int) -> TableGame:
+    def next_seed(self) -> int:
+        """The seed of a new game: the table's next, or one drawn at random."""
+        self.made += 1
+        if self.seed is None:
+            return secrets.randbits(62)
+        return (self.seed + self.made - 1 + SEED_LIMIT - 1) % (2 * SEED_LIMIT - 1) - SEED_LIMIT + 1
+
+    def make_game(
+        self,
+        scenario: str | None,
+        side: str,
+        bot: str,
+        seed: int | None = None,
+        invite: bool = False,
+    ) -> TableGame:
+        """A new game at its start, its seats not yet taken (`take_seats`). `seed` is for
+        the table's own callers (tests, screenshots); a player's game draws its own."""
         params = {"scenario": scenario} if scenario else {}
         try:
             game = self.package.load_game(params)
         except BadInput as e:
             raise TableError(str(e), 400) from e
-        return self.seat(game, game.new_initial_state(), side, bot, seed)
+        return self.seat(game, game.new_initial_state(), side, bot, seed, invite)
 
-    def seat(self, game: Game, state: Any, side: str, bot: str, seed: int) -> TableGame:
+    def seat(
+        self, game: Game, state: Any, side: str, bot: str, seed: int | None, invite: bool = False
+    ) -> TableGame:
+        """A game at the table: the people's sides (`side`, every side for `both` or with
+        `invite`), the bot's, and the seed."""
         sides = [s.name for s in game.rules.sides]
         if bot not in BOTS:
             raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 400)
+        if seed is None:
+            seed = self.next_seed()
         if not -SEED_LIMIT < seed < SEED_LIMIT:  # its log's header could not be replayed
             raise TableError("'seed' must lie between -2**63 and 2**63", 400)
-        if side == "both":
+        if side == "both" and invite:
+            raise TableError("a game with an invitation is played from one side, not both", 400)
+        if side == "both" or (invite and side in sides):
             humans = frozenset(range(len(sides)))
         elif side in sides:
             humans = frozenset({sides.index(side)})
         else:
             raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 400)
-        gid = secrets.token_hex(6)
-        tg = TableGame(gid, game, seed, humans, bot, state)
+        gid = secrets.token_hex(8)
+        tg = TableGame(gid, game, seed, humans, bot, state, used=self.clock())
         self.games[gid] = tg
+        self.sweep()
         return tg
+
+    def take_seats(self, tg: TableGame, side: str, player: str | None = None) -> str | None:
+        """Give `side`'s seat (every side's, for `both`) to `player`, and every other
+        person's side an invitation of its own. With no player (the table's own start,
+        a test), the seat goes to an invitation too: its address (after the host) is
+        returned, for whoever opens it first."""
+        seat = tg.humans if side == "both" else frozenset({tg.side_index(side)})
+        link = None
+        if player is None:
+            link = f"?game={tg.id}&side={side}#invite={tg.seats.invite(seat)}"
+        else:
+            tg.seats.grant(player, seat)
+        for other in sorted(tg.humans - seat):
+            tg.seats.invite(frozenset({other}))
+        return link
+
+    def sweep(self) -> None:
+        """Free the games and replays idle too long, and the least recently used beyond
+        the table's limits."""
+        now = self.clock()
+        for store, limit in ((self.games, self.max_games), (self.replays, self.max_replays)):
+            idle = [k for k, v in store.items() if now - v.used > self.idle_seconds]
+            by_use = sorted((k for k in store if k not in idle), key=lambda k: store[k].used)
+            for k in idle + by_use[: max(0, len(by_use) - limit)]:
+                del store[k]
 
     def view_of(self, tg: TableGame, side: str | None) -> dict[str, Any]:
         viewer = tg.side_index(side)
         s = tg.state
         out = view(s, self.markers, viewer, list(tg.account))
+        sides = tg.game.rules.sides
         out.update(
             game=tg.id,
             seat=side or "both",
-            humans=[tg.game.rules.sides[p].name for p in sorted(tg.humans)],
+            humans=[sides[p].name for p in sorted(tg.humans)],
             bot=tg.bot,
             scenario=tg.game.scenario.name if tg.game.scenario else None,
             waits_for_roll=tg.waits_for_roll(s),
             can_undo=any(viewer is None or snap.side == viewer for snap in tg.history),
+            invitations={sides[p].name: token for p, token in tg.seats.pending().items()},
+            seed=tg.seed if s.is_terminal() else None,
         )
         return out
 
@@ -142,28 +225,36 @@ def error(message: str, status: int = 400, reason: dict | None = None) -> JSONRe
     return JSONResponse(body, status_code=status)
 
 
-async def body_of(request: Request) -> dict[str, Any]:
-    try:
-        data = json.loads(await request.body() or b"{}")
-    except RecursionError as e:
-        raise TableError("the request body is not JSON: nested too deeply", 400) from e
-    except ValueError as e:  # not JSON, not UTF-8, a number of thousands of digits
-        raise TableError(f"the request body is not JSON: {e}"[:200], 400) from e
-    if not isinstance(data, dict):
-        raise TableError("the request body must be a JSON object", 400)
-    return data
-
-
 def table_of(request: Request) -> Table:
     return request.app.state.table
 
 
+def player_of(request: Request) -> str:
+    """The id of the player making the request (table/guard.py gives every request one)."""
+    return request.scope["state"]["player"]
+
+
 def game_of(request: Request) -> TableGame:
+    t = table_of(request)
+    t.sweep()
     gid = request.path_params["gid"]
-    tg = table_of(request).games.get(gid)
+    tg = t.games.get(gid)
     if tg is None:
         raise TableError(f"unknown game {gid!r}", 404)
+    tg.used = t.clock()
     return tg
+
+
+def seat_of(request: Request, tg: TableGame, side: Any) -> int | None:
+    """The side a request reads or acts for (None: every side, a hot seat), if its
+    player holds that seat; else 403, whoever may know the game's id."""
+    viewer = tg.side_index(side)
+    held = tg.seats.held_by(player_of(request))
+    if viewer is None and held != tg.humans:
+        raise TableError("you do not hold every seat of this game", 403)
+    if viewer is not None and viewer not in held:
+        raise TableError(f"you do not hold the {tg.game.rules.sides[viewer].title} seat", 403)
+    return viewer
 
 
 def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -223,39 +314,73 @@ async def face_png(request: Request) -> Response:
 async def new_game(request: Request) -> Response:
     t = table_of(request)
     data = await body_of(request)
+    _no_seed(data)
     d = t.defaults
     side = data.get("side", d["side"])
-    tg = t.make_game(
-        data.get("scenario", d["scenario"]),
-        side,
-        data.get("bot", d["bot"]),
-        _int(data, "seed", d["seed"]),
-    )
+    invite = data.get("invite", False)
+    if not isinstance(invite, bool):
+        raise TableError("'invite' must be true or false", 400)
+    bot = data.get("bot", d["bot"])
+    tg = t.make_game(data.get("scenario", d["scenario"]), side, bot, invite=invite)
+    t.take_seats(tg, side, player_of(request))
     await asyncio.to_thread(tg.run_on)
     return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
+
+
+def _no_seed(data: dict[str, Any]) -> None:
+    """A player may not choose the dice: with the seed known, a game's dice can be
+    rehearsed in another game before they are rolled in this one."""
+    if "seed" in data:
+        raise TableError(
+            "the table draws each game's seed (shown when the game is over); "
+            "start the table with --seed to fix the first game's",
+            400,
+        )
 
 
 def _seat(side: Any) -> str | None:
     return None if side == "both" else side
 
 
+async def join(request: Request) -> Response:
+    """Take the seats an invitation offers (a person invited to a two-person game)."""
+    tg = game_of(request)
+    data = await body_of(request)
+    try:
+        sides = tg.seats.join(data.get("invitation"), player_of(request))
+    except SeatRefused as e:
+        raise TableError(str(e), 403) from e
+    names = [tg.game.rules.sides[p].name for p in sorted(sides)]
+    side = "both" if sides == tg.humans and len(sides) > 1 else names[0]
+    return JSONResponse({"seat": side, "view": table_of(request).view_of(tg, _seat(side))})
+
+
 async def list_games(request: Request) -> Response:
     t = table_of(request)
+    player = player_of(request)
     return JSONResponse(
-        {"games": [{"game": g.id, "move": g.state.move_number} for g in t.games.values()]}
+        {
+            "games": [
+                {"game": g.id, "move": g.state.move_number}
+                for g in t.games.values()
+                if g.seats.held_by(player)
+            ]
+        }
     )
 
 
 async def game_view(request: Request) -> Response:
     tg = game_of(request)
-    return JSONResponse(table_of(request).view_of(tg, request.query_params.get("side")))
+    side = request.query_params.get("side")
+    seat_of(request, tg, side)
+    return JSONResponse(table_of(request).view_of(tg, side))
 
 
 async def act(request: Request) -> Response:
     tg = game_of(request)
     data = await body_of(request)
     side = data.get("side")
-    tg.act(tg.side_index(side), data.get("move"), data.get("action"))
+    tg.act(seat_of(request, tg, side), data.get("move"), data.get("action"))
     await asyncio.to_thread(tg.run_on)
     return JSONResponse(table_of(request).view_of(tg, side))
 
@@ -264,7 +389,7 @@ async def roll(request: Request) -> Response:
     tg = game_of(request)
     data = await body_of(request)
     side = data.get("side")
-    tg.side_index(side)
+    seat_of(request, tg, side)
     tg.roll(data.get("move"))
     await asyncio.to_thread(tg.run_on)
     return JSONResponse(table_of(request).view_of(tg, side))
@@ -274,14 +399,14 @@ async def undo(request: Request) -> Response:
     tg = game_of(request)
     data = await body_of(request)
     side = data.get("side")
-    tg.undo(tg.side_index(side), data.get("move"))
+    tg.undo(seat_of(request, tg, side), data.get("move"))
     return JSONResponse(table_of(request).view_of(tg, side))
 
 
 async def explain_action(request: Request) -> Response:
     tg = game_of(request)
     data = await body_of(request)
-    viewer = tg.side_index(data.get("side"))
+    viewer = seat_of(request, tg, data.get("side"))
     s = tg.state
     space = tg.game.actions
     u = _asked_unit(s, data, viewer) if "unit" in data else None
@@ -322,13 +447,16 @@ async def save(request: Request) -> Response:
     t = table_of(request)
     tg = game_of(request)
     data = await body_of(request)
-    tg.side_index(data.get("side"))
+    seat_of(request, tg, data.get("side"))
     t.saves.mkdir(parents=True, exist_ok=True)
     name = f"{tg.game.rules.name}-{tg.id}-{tg.state.move_number}"
+    player = player_of(request)
     record = {
         "table": {
             "seed": tg.seed,
             "humans": sorted(tg.humans),
+            "seats": sorted(tg.seats.held_by(player)),
+            "owner": fingerprint(player),
             "bot": tg.bot,
             "params": tg.game.params,
             "log": tg.log,
@@ -340,33 +468,71 @@ async def save(request: Request) -> Response:
     return JSONResponse({"save": name})
 
 
+def _own_saves(t: Table, player: str) -> dict[str, Path]:
+    """The saves this player made, by name: a save belongs to the seat that made it."""
+    if not t.saves.is_dir():
+        return {}
+    mine = fingerprint(player)
+    out = {}
+    for path in sorted(t.saves.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8")).get("table") or {}
+        except (OSError, ValueError, AttributeError):
+            continue  # not a save the table wrote: not listed
+        if isinstance(record, dict) and record.get("owner") == mine:
+            out[path.stem] = path
+    return out
+
+
 async def list_saves(request: Request) -> Response:
-    folder = table_of(request).saves
-    names = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
-    return JSONResponse({"saves": names})
+    saves = await asyncio.to_thread(_own_saves, table_of(request), player_of(request))
+    return JSONResponse({"saves": list(saves)})
 
 
 async def load(request: Request) -> Response:
     t = table_of(request)
     data = await body_of(request)
+    _no_seed(data)
+    side = data.get("side")
     if "save" in data:
         name = data["save"]
         if not isinstance(name, str) or not SAVE_NAME.match(name):
             raise TableError("'save' must be the name of a save the server listed", 400)
-        path = t.saves / f"{name}.json"
-        if not path.is_file():
-            raise TableError(f"no save named {name!r}", 404)
+        path = (await asyncio.to_thread(_own_saves, t, player_of(request))).get(name)
+        if path is None:
+            raise TableError(f"no save of yours named {name!r}", 404)
         saved = json.loads(path.read_text(encoding="utf-8"))
+        side = _saved_seat(t, saved, side)
+        tg, side = load_state(t, saved, side, data.get("bot"), data.get("scenario"))
     elif isinstance(data.get("state"), dict):
+        # A position the player sent: theirs to see, but its seed is the table's unless
+        # it is played at one screen (the dice of a bot's game are not to be rehearsed).
         saved = data["state"]
+        tg, side = load_state(t, saved, side, data.get("bot"), data.get("scenario"), None)
     else:
         raise TableError("give 'save' (a save's name) or 'state' (the engine's JSON)", 400)
-    tg = load_state(
-        t, saved, data.get("side"), data.get("bot"), data.get("seed"), data.get("scenario")
-    )
+    t.take_seats(tg, side, player_of(request))
     await asyncio.to_thread(tg.run_on)
-    side = data.get("side") or t.defaults["side"]
     return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
+
+
+def _saved_seat(t: Table, saved: dict[str, Any], side: Any) -> str:
+    """The seat a save of the table's loads at: the seat that made it (a bot's or another
+    person's side stays hidden from its maker), `side` if that is one of them."""
+    record = saved.get("table") if isinstance(saved, dict) else None
+    seats = record.get("seats") if isinstance(record, dict) else None
+    names = [s.name for s in t.rules.sides]
+    if not (isinstance(seats, list) and seats and all(type(p) is int for p in seats)):
+        raise TableError("not a save of this table: its seats are malformed", 400)
+    if not all(0 <= p < len(names) for p in seats):
+        raise TableError("not a save of this table: its seats are malformed", 400)
+    held = [names[p] for p in sorted(set(seats))]
+    if side in (None, ""):
+        return "both" if len(held) == len(names) else held[0]
+    if side not in (*held, "both") or (side == "both" and len(held) < len(names)):
+        seat = " and ".join(held)
+        raise TableError(f"this save was made at the {seat} seat: load it there", 403)
+    return side
 
 
 def load_state(
@@ -374,13 +540,16 @@ def load_state(
     saved: dict[str, Any],
     side: Any = None,
     bot: Any = None,
-    seed: Any = None,
     scenario: Any = None,
-) -> TableGame:
+    keep_seed: bool | None = True,
+) -> tuple[TableGame, str]:
     """A game from the engine's saved JSON (with the table's own record, if it has one).
 
     An engine save does not name its scenario: the table's record does, else the request,
-    else the table's scenario."""
+    else the table's scenario. With `keep_seed`, the game plays on with the record's seed
+    and keeps its log; else (or with no seed recorded) the table draws the seed and the
+    log starts here; `keep_seed` None keeps them for a game played at one screen only.
+    Returns the game and the seat it is taken at."""
     if not isinstance(saved, dict):
         raise TableError(f"not a save: a save is a JSON object, not {type(saved).__name__}", 400)
     with _not_a_save():
@@ -391,17 +560,26 @@ def load_state(
     with _not_a_save():
         game = t.package.load_game({"scenario": scenario} if scenario else {})
         state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
-    saved_side, saved_seed = _saved_seats(t, extra, [s.name for s in game.rules.sides])
+    names = [s.name for s in game.rules.sides]
+    saved_side, saved_seed, humans = _saved_seats(t, extra, names)
+    side = side or saved_side
+    if keep_seed is None:
+        keep_seed = side == "both"
+    invite = side != "both" and len(humans) > 1  # a two-person game: the other is invited
     tg = t.seat(
         game,
         state,
-        side or saved_side,
+        side,
         bot or extra.get("bot") or t.defaults["bot"],
-        seed if isinstance(seed, int) else saved_seed,
+        saved_seed if keep_seed else None,
+        invite=invite,
     )
-    _restore_log(tg, extra)
+    if keep_seed and saved_seed is not None:
+        _restore_log(tg, extra)
+    elif tg.state.move_number:
+        tg.origin = tg.state.clone()
     tg.account.append(f"Loaded at move {state.move_number}.")
-    return tg
+    return tg, side
 
 
 def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:
@@ -442,7 +620,7 @@ def _bad_log(i: int, reason: str) -> TableError:
 
 
 # What the table's own record in a save holds (`save` writes it).
-TABLE_RECORD = frozenset({"seed", "humans", "bot", "params", "log", "log_from"})
+TABLE_RECORD = frozenset({"seed", "humans", "seats", "owner", "bot", "params", "log", "log_from"})
 
 
 def _table_record(value: Any) -> dict[str, Any]:
@@ -473,26 +651,28 @@ def _not_a_save() -> Iterator[None]:
         raise TableError(f"not a save of this battle: {e}", 400) from e
 
 
-def _saved_seats(t: Table, extra: dict[str, Any], names: list[str]) -> tuple[str, int]:
+def _saved_seats(
+    t: Table, extra: dict[str, Any], names: list[str]
+) -> tuple[str, int | None, list[int]]:
     """The side the table's record seats (both when every side was human, else
-    its first human's, else the table's) and the seed it played with."""
+    its first human's, else the table's), the seed it played with (None: none
+    recorded) and its human sides."""
     humans = extra.get("humans") or []
-    saved_seed = extra.get("seed", t.defaults["seed"])
+    saved_seed = extra.get("seed")
     if not (
         isinstance(humans, list)
         and all(type(h) is int and 0 <= h < len(names) for h in humans)
-        and type(saved_seed) is int
-        and -SEED_LIMIT < saved_seed < SEED_LIMIT
+        and (saved_seed is None or (type(saved_seed) is int and abs(saved_seed) < SEED_LIMIT))
     ):
         raise TableError("not a save of this table: its humans or seed are malformed", 400)
-    if len(humans) == len(names):
-        return "both", saved_seed
-    return (names[humans[0]] if humans else t.defaults["side"]), saved_seed
+    if len(set(humans)) == len(names):
+        return "both", saved_seed, sorted(set(humans))
+    return (names[humans[0]] if humans else t.defaults["side"]), saved_seed, sorted(set(humans))
 
 
 async def download_log(request: Request) -> Response:
     tg = game_of(request)
-    viewer = tg.side_index(request.query_params.get("side"))
+    viewer = seat_of(request, tg, request.query_params.get("side"))
     if viewer is not None and not tg.state.is_terminal():
         raise TableError(
             "the log records the other side's hidden choices: it can be downloaded when the "
@@ -509,28 +689,33 @@ async def download_log(request: Request) -> Response:
 
 
 async def new_replay(request: Request) -> Response:
+    """A play log the player sends, in the replay viewer."""
     t = table_of(request)
     data = await body_of(request)
-    if "game" in data:
-        lines, origin = _game_log(t, data["game"])
-    elif isinstance(data.get("log"), str):
-        lines, origin = _uploaded_log(data["log"]), None
-    else:
-        raise TableError("give 'game' (a game's id) or 'log' (a play log's text)", 400)
-    rid = secrets.token_hex(6)
-    t.replays[rid] = await asyncio.to_thread(build_replay, t, lines, origin)
-    return JSONResponse({"replay": rid, "length": len(t.replays[rid].states) - 1})
+    if not isinstance(data.get("log"), str):
+        raise TableError("give 'log' (a play log's text)", 400)
+    return await _replay(t, _uploaded_log(data["log"]), None)
 
 
-def _game_log(t: Table, gid: Any) -> tuple[list[Any], Any]:
-    """The log of a game at this table, and the position it starts from; a game
-    against a bot only once it is over."""
-    tg = t.games.get(gid) if isinstance(gid, str) else None
-    if tg is None:
-        raise TableError(f"unknown game {gid!r}", 404)
-    if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
-        raise TableError("a game against a bot can be replayed when it is over")
-    return tg.log_lines(), tg.origin
+async def game_replay(request: Request) -> Response:
+    """A game at this table in the replay viewer: once it is over, or at any time for a
+    player who holds every seat (the replay shows every side)."""
+    tg = game_of(request)
+    data = await body_of(request)
+    if seat_of(request, tg, data.get("side")) is not None and not tg.state.is_terminal():
+        raise TableError(
+            "the replay shows the other side's hidden moves: it opens when the game is over"
+        )
+    return await _replay(table_of(request), tg.log_lines(), tg.origin)
+
+
+async def _replay(t: Table, lines: list[Any], origin: Any) -> Response:
+    rid = secrets.token_urlsafe(16)  # whoever has its address sees it: unguessable
+    replay = await asyncio.to_thread(build_replay, t, lines, origin)
+    replay.used = t.clock()
+    t.replays[rid] = replay
+    t.sweep()
+    return JSONResponse({"replay": rid, "length": len(replay.states) - 1})
 
 
 def _uploaded_log(text: str) -> list[Any]:
@@ -591,9 +776,11 @@ def _logged_start(game: Game, header: dict[str, Any]) -> Any:
 
 async def replay_step(request: Request) -> Response:
     t = table_of(request)
+    t.sweep()
     rp = t.replays.get(request.path_params["rid"])
     if rp is None:
         return error(f"unknown replay {request.path_params['rid']!r}", 404)
+    rp.used = t.clock()
     try:
         n = int(request.path_params["n"])
     except ValueError:
@@ -633,7 +820,8 @@ async def _fault(request: Request, exc: Exception) -> Response:
     return error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
 
-def make_app(table: Table) -> Starlette:
+def make_app(table: Table, hosts: Iterable[str]) -> Starlette:
+    """The table's app, answering only to `hosts` (`table.guard.addresses`)."""
     routes = [
         Route("/", page),
         Route("/api/battle", _handler(battle)),
@@ -642,6 +830,8 @@ def make_app(table: Table) -> Starlette:
         Route("/api/games", _handler(new_game), methods=["POST"]),
         Route("/api/games", _handler(list_games), methods=["GET"]),
         Route("/api/games/{gid}", _handler(game_view)),
+        Route("/api/games/{gid}/join", _handler(join), methods=["POST"]),
+        Route("/api/games/{gid}/replay", _handler(game_replay), methods=["POST"]),
         Route("/api/games/{gid}/act", _handler(act), methods=["POST"]),
         Route("/api/games/{gid}/roll", _handler(roll), methods=["POST"]),
         Route("/api/games/{gid}/undo", _handler(undo), methods=["POST"]),
@@ -654,7 +844,11 @@ def make_app(table: Table) -> Starlette:
         Route("/api/replays/{rid}/{n}", _handler(replay_step)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={Exception: _fault})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={Exception: _fault},
+        middleware=[Middleware(Guard, hosts=frozenset(hosts))],
+    )
     app.state.table = table
     return app
 
@@ -676,14 +870,15 @@ def open_table(
     scenario: str | None = None,
     side: str | None = None,
     bot: str | None = None,
-    seed: int = 1,
+    seed: int | None = None,
     saves: Path | None = None,
     compiled: tuple[ir.Ruleset, SourceFiles] | None = None,
 ) -> Table:
     """Compile a battle (as `muster play` does), draw its board, and make an empty table.
 
     The bot is taken by name from the engine's registry (`engine.bots.BOTS`): the
-    heuristic bot where one is registered, else the random bot. `compiled` passes rules
+    heuristic bot where one is registered, else the random bot. `seed` is the first
+    game's seed (None: every game's is drawn at random). `compiled` passes rules
     already checked (`compile_ruleset(arg)`), to compile them once."""
     bot = bot or ("heuristic" if "heuristic" in BOTS else "random")
     rules, sources = compiled or compile_ruleset(arg)
@@ -694,7 +889,6 @@ def open_table(
         "scenario": scenario or (rules.scenarios[0].name if rules.scenarios else None),
         "side": side or sides[-1],
         "bot": bot,
-        "seed": seed,
     }
     folder = saves or output_dir(rules, resolve_ruleset(arg)) / "saves"
-    return Table(package, rules, draw_board(rules, sources), folder, defaults)
+    return Table(package, rules, draw_board(rules, sources), folder, defaults, seed)

@@ -82,6 +82,7 @@ def monmouth_table(tmp_path_factory, monmouth_compiled):
         "lees_advance",
         "american",
         bot="random",
+        seed=1,
         saves=saves,
         compiled=monmouth_compiled,
     )

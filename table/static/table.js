@@ -16,6 +16,7 @@ let view = null; // the current view
 let gameId = null;
 let seat = null;
 let replayId = null;
+const INVITE = "+invite"; // the "against" choice of a second person, not a bot
 let chosen = -1; // the unit whose moves are shown
 let zoom = 1, panX = 0, panY = 0;
 const COUNTER = 40;
@@ -170,6 +171,9 @@ function drawMarks() {
 }
 
 function clickUnit(i, label) {
+  // A lit hex holding a friendly counter: the click moves the chosen unit there.
+  const lit = i !== chosen && chosen >= 0 && view && view.decision && (view.decision.moves[chosen] || []).find((m) => m.hex === label);
+  if (lit) return act(lit.action);
   if (view && view.decision && view.decision.moves[i]) {
     chosen = chosen === i ? -1 : i;
     $("reason").hidden = true;
@@ -247,7 +251,16 @@ function renderStatus() {
   s.append(el("div", { class: "whose", id: "whose" }, whose));
   const rolled = view.account.filter((line) => / rolled /.test(line)).pop();
   if (rolled) s.append(el("div", { id: "lastroll" }, "Last roll — " + rolled));
-  if (view.seat) s.append(el("div", {}, `You play: ${view.seat}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${view.bot} bot` : "")));
+  const seatTitle = view.seat === "both" ? "every side (hot seat)" : (battle.sides.find((x) => x.name === view.seat) || { title: view.seat }).title;
+  if (view.seat) s.append(el("div", {}, `You play: ${seatTitle}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${view.bot} bot` : "")));
+  for (const [side, token] of Object.entries(view.invitations || {})) {
+    const link = `${location.origin}/?game=${view.game}&side=${side}#invite=${token}`;
+    const title = (battle.sides.find((x) => x.name === side) || { title: side }).title;
+    const box = el("div", { class: "invitation" }, `Invite the ${title} player with this link (it works once): `);
+    box.append(el("input", { readonly: "", value: link, size: "40", "data-side": side }));
+    s.append(box);
+  }
+  if (view.over && view.seed !== null) s.append(el("div", { id: "seed" }, `The dice were seed ${view.seed}.`));
 }
 
 function renderDecision() {
@@ -373,7 +386,9 @@ function update(v) {
   view = v;
   if (view.scenario) $("scenario").value = view.scenario;
   if (view.seat) $("side").value = view.seat;
-  if (view.bot) $("bot").value = view.bot;
+  const twoPeople = view.humans && view.humans.length === battle.sides.length && view.seat !== "both";
+  if (twoPeople) $("bot").value = INVITE;
+  else if (view.bot) $("bot").value = view.bot;
   if (!fitted) { fitted = true; fitToUnits(); }
   if (!view.decision || !view.decision.moves[chosen]) {
     const keep = view.decision && chosen >= 0 && view.decision.moves[chosen];
@@ -393,8 +408,10 @@ async function newGame() {
   try {
     replayId = null;
     $("replaybox").hidden = true;
+    const against = $("bot").value;
     const r = await api("POST", "/api/games", {
-      scenario: $("scenario").value || undefined, side: $("side").value, bot: $("bot").value, seed: Number($("seed").value),
+      scenario: $("scenario").value || undefined, side: $("side").value,
+      ...(against === INVITE ? { invite: true } : { bot: against }),
     });
     gameId = r.game; seat = $("side").value; chosen = -1; fitted = false;
     setUrl();
@@ -450,7 +467,7 @@ function wire() {
   });
   $("load").addEventListener("click", async () => {
     try {
-      const r = await api("POST", "/api/load", { save: $("saves").value, side: $("side").value });
+      const r = await api("POST", "/api/load", { save: $("saves").value });
       replayId = null; gameId = r.game; seat = r.view.seat; chosen = -1;
       setUrl();
       update(r.view);
@@ -463,7 +480,7 @@ function wire() {
     a.click();
   });
   $("replay").addEventListener("click", async () => {
-    try { const r = await api("POST", "/api/replays", { game: gameId }); await loadReplay(r.replay); } catch (e) { showError(e); }
+    try { const r = await api("POST", `/api/games/${gameId}/replay`, { side: seat }); await loadReplay(r.replay); } catch (e) { showError(e); }
   });
   $("first").addEventListener("click", () => stepReplay(0));
   $("last").addEventListener("click", () => stepReplay(Number($("scrub").max)));
@@ -521,10 +538,11 @@ async function start() {
   for (const sc of battle.scenarios) $("scenario").append(el("option", { value: sc.name }, sc.title));
   for (const s of battle.sides) $("side").append(el("option", { value: s.name }, s.title));
   $("side").append(el("option", { value: "both" }, "both sides (hot seat)"));
-  for (const b of battle.bots) $("bot").append(el("option", { value: b }, b));
+  for (const b of battle.bots) $("bot").append(el("option", { value: b }, `the ${b} bot`));
+  $("bot").append(el("option", { value: INVITE }, "a person I invite"));
   const d = battle.defaults;
   if (d.scenario) $("scenario").value = d.scenario;
-  $("side").value = d.side; $("bot").value = d.bot; $("seed").value = d.seed;
+  $("side").value = d.side; $("bot").value = d.bot;
   const m = $("map");
   m.width = battle.map.width; m.height = battle.map.height;
   const fit = Math.min($("viewport").clientWidth / battle.map.width, $("viewport").clientHeight / battle.map.height);
@@ -536,7 +554,17 @@ async function start() {
   if (q.get("replay")) return loadReplay(q.get("replay"));
   if (q.get("game")) {
     gameId = q.get("game"); seat = q.get("side") || d.side;
-    try { update(await api("GET", `/api/games/${gameId}?side=${seat}`)); return; } catch (e) { gameId = null; showError(e); }
+    // An invitation (in the address's fragment, which no server sees) is spent on the
+    // seat it offers; the seat is this browser's from then on, by its cookie.
+    const invitation = new URLSearchParams(location.hash.slice(1)).get("invite");
+    history.replaceState(null, "", location.pathname + location.search);
+    try {
+      if (invitation) {
+        const r = await api("POST", `/api/games/${gameId}/join`, { invitation });
+        seat = r.seat; setUrl(); update(r.view); return;
+      }
+      update(await api("GET", `/api/games/${gameId}?side=${seat}`)); return;
+    } catch (e) { gameId = null; showError(e); }
   }
   view = null;
   $("status").textContent = "Choose a scenario and a side, then New game.";

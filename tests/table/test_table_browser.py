@@ -51,9 +51,6 @@ def page():
         assert not errors, errors
 
 
-SEED = 1
-
-
 def settle(page) -> None:
     page.wait_for_load_state("networkidle")
 
@@ -70,7 +67,6 @@ def test_play_lees_advance_as_the_american_player(server, page):
     page.select_option("#scenario", "lees_advance")
     page.select_option("#side", "american")
     page.select_option("#bot", "heuristic")
-    page.fill("#seed", str(SEED))
     decide(page, page.locator("#new"))
     gid = page.evaluate("gameId")
     assert table.games[gid].bot == "heuristic"

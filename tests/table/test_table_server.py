@@ -19,19 +19,29 @@ from engine import bots
 from engine.play import certify, play_game, read_log
 from engine.save import to_json
 from muster.cli import main
-from table.server import make_app, open_table
+from table.server import Table, make_app, open_table
 
 SEED = 3
+HOSTS = {"testserver"}  # the Host header of Starlette's test client
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="session")
 def newtown_table(tmp_path_factory):
-    return open_table("newtown", saves=tmp_path_factory.mktemp("n"))
+    return open_table("newtown", seed=2, saves=tmp_path_factory.mktemp("n"))
 
 
 @pytest.fixture()
 def client(monmouth_table):
-    return TestClient(make_app(monmouth_table))
+    return TestClient(make_app(monmouth_table, HOSTS))
+
+
+def join(client: TestClient, table: Table, tg, side: str) -> dict:
+    """Take `side`'s seat of a game the table made, by its invitation, as a page does."""
+    token = table.take_seats(tg, side).split("#invite=")[1]
+    r = client.post(f"/api/games/{tg.id}/join", json={"invitation": token})
+    assert r.status_code == 200, r.text
+    return r.json()["view"]
 
 
 def final_hash(client: TestClient, gid: str) -> str:
@@ -44,9 +54,8 @@ def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table
     # As `muster play monmouth --scenario lees_advance --bots random,random --seed 3` does.
     game = monmouth_table.package.load_game({"scenario": "lees_advance"})
     record = play_game(game, ["random", "random"], SEED)
-    r = client.post("/api/games", json={"side": "both", "seed": SEED})
-    assert r.status_code == 200
-    gid, view = r.json()["game"], r.json()["view"]
+    tg = monmouth_table.make_game("lees_advance", "both", "random", SEED)
+    gid, view = tg.id, join(client, monmouth_table, tg, "both")
     for m in record.moves:
         assert view["move"] <= m["move"]
         if view["move"] > m["move"]:
@@ -74,8 +83,11 @@ def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table
 
 
 def _new(client: TestClient) -> tuple[str, dict]:
-    r = client.post("/api/games", json={"side": "american", "seed": 1}).json()
-    gid, view = r["game"], r["view"]
+    """A game of Lee's Advance at the American seat against the random bot, seed 1."""
+    table = client.app.state.table
+    tg = table.make_game("lees_advance", "american", "random", 1)
+    tg.run_on()
+    gid, view = tg.id, join(client, table, tg, "american")
     while view["decision"] is None:
         view = client.post(
             f"/api/games/{gid}/roll", json={"side": "american", "move": view["move"]}
@@ -108,8 +120,8 @@ def test_bad_requests_get_clear_errors_and_leave_the_game_unchanged(client, monm
             409,
             "is not legal",
         ),
-        (client.post(url, content=b'{"side": "american", "move": '), 400, "not JSON"),
-        (client.post(url, content=b"[1, 2]"), 400, "JSON object"),
+        (client.post(url, content=b'{"side": "american", "move": ', headers=JSON), 400, "not JSON"),
+        (client.post(url, content=b"[1, 2]", headers=JSON), 400, "JSON object"),
         (
             client.post(url, json={"side": "hessian", "move": view["move"], "action": 0}),
             400,
@@ -117,8 +129,8 @@ def test_bad_requests_get_clear_errors_and_leave_the_game_unchanged(client, monm
         ),
         (
             client.post(url, json={"side": "british", "move": view["move"], "action": legal[0]}),
-            409,
-            "not yours",
+            403,
+            "do not hold the British Army seat",
         ),
         (
             client.post(url, json={"side": "american", "move": view["move"], "action": "pass"}),
@@ -206,11 +218,11 @@ def test_save_and_load_resume_the_same_position(client, monmouth_table):
 def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
     """Play Newtown in hot seat; whenever a side holds cards, the other side's every
     response (view, explain) names none of them; nor any unit concealed from it."""
-    client = TestClient(make_app(newtown_table))
+    client = TestClient(make_app(newtown_table, HOSTS))
     rules = newtown_table.rules
     sides = [s.name for s in rules.sides]
     cards = {m.name: m for m in rules.markers if m.side}
-    r = client.post("/api/games", json={"side": "both", "seed": 2}).json()
+    r = client.post("/api/games", json={"side": "both"}).json()
     gid, view = r["game"], r["view"]
     tg = newtown_table.games[gid]
     checked = concealed = 0
@@ -273,7 +285,7 @@ def test_a_game_loaded_at_a_position_replays_from_there(client, monmouth_table):
     rid = client.post("/api/replays", json={"log": log}).json()["replay"]
     first = client.get(f"/api/replays/{rid}/0").json()
     assert first["move"] == state["move_number"] and first["units"] == state["units"]
-    last = client.post("/api/replays", json={"game": loaded}).json()
+    last = client.post(f"/api/games/{loaded}/replay", json={}).json()
     end = client.get(f"/api/replays/{last['replay']}/{last['length']}").json()
     assert end["move"] == view["move"]
 
@@ -311,6 +323,7 @@ def test_a_thinking_bot_holds_up_no_request(client, monmouth_table, monkeypatch)
 
     monkeypatch.setitem(bots.BOTS, "slow", Slow)
     tg = monmouth_table.make_game("lees_advance", "american", "slow", 1)
+    join(client, monmouth_table, tg, "american")
     worker = threading.Thread(target=tg.run_on)
     worker.start()
     assert thinking.wait(10)
@@ -342,14 +355,15 @@ def test_table_files_that_cannot_be_read_are_bad_input(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def training_client(tmp_path_factory):
-    return TestClient(make_app(open_table("training", saves=tmp_path_factory.mktemp("t"))))
+    table = open_table("training", seed=SEED, saves=tmp_path_factory.mktemp("t"))
+    return TestClient(make_app(table, HOSTS))
 
 
 def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, training):
     """A kept log is downloaded and replayed later: one that does not play from
     its start to the saved position is refused at load, never a 500 after."""
     client = training_client
-    r = client.post("/api/games", json={"side": "both", "seed": SEED}).json()
+    r = client.post("/api/games", json={"side": "both"}).json()
     gid, view = r["game"], r["view"]
     while len(client.app.state.table.games[gid].log) < 4:
         if view["waits_for_roll"]:
@@ -381,13 +395,12 @@ def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, tra
     answer = client.post("/api/load", json={"state": deep})
     assert answer.status_code == 400 and "nested more than 32 deep" in answer.json()["error"]
     for seed in (2**63, -(2**63)):
-        answer = client.post("/api/games", json={"side": "both", "seed": seed})
-        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
-        answer = client.post("/api/load", json={"state": saved, "seed": seed})
-        assert answer.status_code == 400 and "-2**63 and 2**63" in answer.json()["error"]
+        bad = {**saved, "table": {**saved["table"], "seed": seed}}
+        answer = client.post("/api/load", json={"state": bad})
+        assert answer.status_code == 400 and "seed are malformed" in answer.json()["error"]
     for body in (
         b'{"state": ' + b"[" * 5000 + b"]" * 5000 + b"}",
-        b'{"seed": ' + b"9" * 5000 + b"}",
+        b'{"scenario": ' + b"9" * 5000 + b"}",
     ):
-        answer = client.post("/api/load", content=body)
+        answer = client.post("/api/load", content=body, headers=JSON)
         assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
