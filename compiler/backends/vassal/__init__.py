@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler import ir
-from compiler.backends.names import named
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.print_and_play.mix import Counter, counter_mix
 from compiler.backends.vassal import images, tracks
@@ -29,7 +29,10 @@ from compiler.backends.vassal.pieces import (
     TRACKS_MAP,
     Pieces,
     card_names,
+    concealable,
+    concealed,
     expanded,
+    mask_image,
     pieces_of,
     track_marker_image,
 )
@@ -107,17 +110,21 @@ def _start_level(traits: tuple, reduced: bool) -> tuple:
 
 
 def saved_setup(
-    rules: ir.Ruleset, su: SetUp, pieces: Pieces, grid, board: tracks.TrackBoard
+    rules: ir.Ruleset, su: SetUp, pieces: Pieces, grid, board: tracks.TrackBoard, block: int = 0
 ) -> str:
-    """The set-up's saved-game text: units in their hexes and turn boxes, markers on the tracks."""
+    """The set-up's saved-game text: units in their hexes and turn boxes, markers on the
+    tracks; its piece ids from id block `block` (`savefile.game_text`)."""
     groups: dict[tuple[str, int, int], list[SavedPiece]] = {}
 
     def put(traits: tuple, map_: str, point: tuple[int, int]) -> None:
         full = expanded(traits, pieces.prototypes)
         groups.setdefault((map_, *point), []).append(SavedPiece(full, map_, *point))
 
+    sides = {u.name: the(rules.sides, u.side) for u in rules.units}
     for p in su.placements:
         traits = _start_level(pieces.slot(p.unit).traits, p.reduced)
+        if p.unit in su.concealed:
+            traits = concealed(traits, sides[p.unit])
         if p.hex is not None:
             put(traits, MAIN_MAP, grid.point(p.hex))
         else:
@@ -131,7 +138,7 @@ def saved_setup(
         slot = pieces.track_markers[(track.variable, track.side)]
         put(slot.traits, TRACKS_MAP, board.box(tracks.track_box(track, value)).centre)
     boards = {MAIN_MAP: MAIN_BOARD, TRACKS_MAP: TRACKS_BOARD}
-    return game_text(list(groups.values()), boards)
+    return game_text(list(groups.values()), boards, block)
 
 
 def _scenario_starts(sc: ir.Scenario) -> dict[tuple[str, str], object]:
@@ -220,6 +227,8 @@ class _ModuleWork:
             "Game\nTurn", "#e8e2c8"
         )
         sides = {s.name: s.color for s in self.rules.sides}
+        for side in {u.side for u in self.rules.units if concealable(self.rules, u)}:
+            self.files[f"images/{mask_image(side)}"] = images.label_counter("?", sides[side])
         for n, track in enumerate(self.board.tracks, start=1):
             self.files[f"images/{track_marker_image(n)}"] = images.label_counter(
                 _marker_label(track), sides.get(track.side, "#e8e2c8")
@@ -240,11 +249,11 @@ class _ModuleWork:
         rules = self.rules
         moduledata = metadata(text(rules.title), description(rules))
         setups, saves = [], {}
-        for sc in rules.scenarios:
+        for number, sc in enumerate(rules.scenarios):
             su = scenario_setup(rules, sc, self.game_of(sc.name))
             desc = setup_description(su, rules)
             saves[f"{sc.name}.vsav"] = savefile(
-                saved_setup(rules, su, self.pieces, self.grid, self.board),
+                saved_setup(rules, su, self.pieces, self.grid, self.board, number),
                 metadata(text(sc.title), desc),
                 moduledata,
             )

@@ -200,13 +200,17 @@ def _charts(root: ET.Element, mod: Module) -> None:
 
 
 def _inventory(root: ET.Element, mod: Module) -> None:
+    """The Inventory window: every unit, marker and card in play (each carries a `Kind`;
+    the track markers do not). VASSAL lists nothing when the filter is left blank, and a
+    masked counter under its masked name to the sides that may not see it."""
     el(
         root,
         M + "Inventory",
-        name="Counters",
-        text="Counters",
+        name="Inventory",
+        text="Inventory",
         tooltip="Every counter in play, by map and side",
         groupBy="CurrentMap,Side",
+        include='{Kind != ""}',
         leafFormat="$PieceName$ ($LocationName$)",
     )
 

@@ -14,7 +14,7 @@ per track (Game Turn, each side's Army Morale, …) for the tracks board.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from compiler import ir
@@ -49,6 +49,7 @@ ELIMINATE = Key(69)  # Ctrl+E
 CAPTURE = Key(75)  # Ctrl+K
 DELETE = Key(127)  # Ctrl+Delete
 MARK_MOVED = Key(77)  # Ctrl+M
+CONCEAL = Key(77, CTRL + 65)  # Ctrl+Shift+M: the order states' Ctrl+Shift letters leave M
 # Ctrl+A/C/V/X/Z select, copy and undo in VASSAL; F, E, K, M are taken above.
 RESERVED = set("ACVXZFEKM")
 REPORT = "* $location$: $oldPieceName$ — $menuCommand$ *"
@@ -206,10 +207,30 @@ def side_prototype_name(side: str) -> str:
     return f"{side} counter"
 
 
+def concealable(rules: ir.Ruleset, u: ir.Unit) -> bool:
+    """Whether a `conceal` declaration may keep the unit from another side (which units
+    at which moment is the declaration's condition, for the players to apply)."""
+    return any(c.observer != u.side for c in rules.concealments)
+
+
+def mask_image(side: str) -> str:
+    return f"mask-{side}.png"
+
+
+def concealed(traits: tuple[Trait, ...], side: ir.Side) -> tuple[Trait, ...]:
+    """A unit's traits with its mask on: hidden from every side but its own."""
+    owner = text(side.title)
+    return tuple(replace(t, masked_by=owner) if isinstance(t, Mask) else t for t in traits)
+
+
 def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
     side = the(rules.sides, u.side)
     formation = named(rules.formations, u.formation)
-    traits: list[Trait] = [Prototype(side_prototype_name(u.side))]
+    traits: list[Trait] = []
+    if concealable(rules, u):
+        masked = f"{text(side.title)} unit"
+        traits.append(Mask(CONCEAL, mask_image(u.side), "Conceal / reveal", masked, style="I"))
+    traits.append(Prototype(side_prototype_name(u.side)))
     if u.kind == "unit" and state_variables(rules):
         traits.append(Prototype("order states"))
     if len(u.strengths) >= 2:

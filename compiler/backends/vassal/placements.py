@@ -5,7 +5,9 @@ line lets the owner pick; the module starts the unit on the first hex the
 engine would offer (the engine's own set-up options, so a condition such as
 `terrain(hex) == village` is read exactly as in play) and says in the
 set-up's description which hexes the owner may choose instead.
-Reinforcements wait in the box of the turn they enter.
+Reinforcements wait in the box of the turn they enter. The units a `conceal`
+declaration keeps from a side at the start (the engine's own reading of its
+condition) start masked.
 """
 
 from __future__ import annotations
@@ -41,19 +43,24 @@ class SetUp:
     scenario: ir.Scenario
     placements: tuple[Placement, ...]
     choices: tuple[Choice, ...]
+    concealed: frozenset[str] = frozenset()  # units the rules keep from a side at the start
 
 
 def scenario_setup(rules: ir.Ruleset, sc: ir.Scenario, game: Game) -> SetUp:
     """The scenario's starting positions; `game` is its engine, made for this scenario."""
-    if sc.printed_setup:
-        return SetUp(sc, _printed(rules), ())
     board = _Board(game)
+    if sc.printed_setup:
+        printed = _printed(rules)
+        for p in printed:
+            if p.hex is not None:
+                board.put(p.unit, board.labels.index(p.hex))
+        return SetUp(sc, printed, (), board.concealed())
     fixed = _fixed(sc, board)
     chosen, choices = _chosen(sc, game, board)
     waiting = [
         Placement(p.name, None, e.turn, p.reduced) for e in sc.reinforcements for p in e.units
     ]
-    return SetUp(sc, tuple(fixed + chosen + waiting), tuple(choices))
+    return SetUp(sc, tuple(fixed + chosen + waiting), tuple(choices), board.concealed())
 
 
 def _printed(rules: ir.Ruleset) -> tuple[Placement, ...]:
@@ -81,6 +88,12 @@ class _Board:
         u = self.index[unit]
         self.state.unit_hex[u] = hex_index
         self.state.unit_status[u] = ON_MAP
+
+    def concealed(self) -> frozenset[str]:
+        """The units placed so far that a `conceal` declaration keeps from some side."""
+        names = [u.name for u in self.state.game.rules.units]
+        sides = range(len(self.state.game.rules.sides))
+        return frozenset(names[u] for p in sides for u in self.state.concealed_from(p))
 
     def choose(self, spec: PlacementSpec, unit: str) -> Choice | None:
         """The unit put on the first hex the engine's set-up `spec` offers it

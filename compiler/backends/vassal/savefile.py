@@ -36,11 +36,17 @@ def obfuscate(plain: str, key: int = KEY) -> bytes:
     return (HEADER + f"{key:02x}" + "".join(f"{b ^ key:02x}" for b in plain.encode())).encode()
 
 
-def game_text(stacks: list[list[SavedPiece]], boards: dict[str, str]) -> str:
-    """The commands that place every stack; ids are numbered in order, pieces before stacks."""
+# Each scenario's pieces are numbered from their own block of ids: a VASSAL session
+# that opens one scenario after another then never meets a piece id twice.
+ID_BLOCK = 100_000
+
+
+def game_text(stacks: list[list[SavedPiece]], boards: dict[str, str], block: int = 0) -> str:
+    """The commands that place every stack; ids are numbered in order, pieces before
+    stacks, from the start of id block `block` (the scenario's number)."""
     commands = ["begin_save"]
     stack_commands = []
-    n = 0
+    n = block * ID_BLOCK
     for stack in stacks:
         ids = []
         for p in stack:

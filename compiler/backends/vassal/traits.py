@@ -237,17 +237,21 @@ class Properties:
 
 @dataclass(frozen=True, slots=True)
 class Mask:
-    """`obs`: a card's face hidden from everyone but its owning side; the owner peeks."""
+    """`obs`: a face hidden from every side but the one that masked it (VASSAL's side
+    access: `masked_by` is that side's name). A card is shown to its owner face down
+    until peeked at (style P); a concealed unit is shown to its own side face up with
+    the mask inset (style I), to the other side only as the mask."""
 
     key: Key
     back_image: str
     command: str = "Flip card"
     masked_name: str = "Card"
-    masked_by: str = "null"  # state: the player id it is hidden by
+    masked_by: str = "null"  # state: the side it is hidden by
+    style: str = "P"
 
     def type(self) -> str:
-        fields = (self.key, self.back_image, self.command, "P", self.masked_name, "side:", "Peek")
-        fields += ("Card", True, "", "")
+        fields = (self.key, self.back_image, self.command, self.style, self.masked_name)
+        fields += ("side:", "Peek", "Card", True, "", "")
         return "obs;" + sequence(fields, ";")
 
     def state(self) -> str:
