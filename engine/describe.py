@@ -24,6 +24,13 @@ def hex_label(s: State, h: int) -> str:
     return s.game.rules.board.labels[h] if h >= 0 else "off-map"
 
 
+def marker_title(s: State, name: str, kind: str = "marker") -> str:
+    """A marker (a chit, a card), or a bag with `kind` "bag", by its title in the rules;
+    any other named value with its underscores read as spaces."""
+    source = s.game.rules.sources.get(f"{kind}:{name}")
+    return source[0] if source else name.replace("_", " ")
+
+
 def side_name(s: State, side: int) -> str:
     return s.game.rules.sides[side].title if side >= 0 else "nobody"
 
@@ -50,6 +57,8 @@ def describe_value(s: State, kind: str, value: int, what: str) -> str:
         return unit_name(s, value)
     if kind == "hex":
         return hex_label(s, value)
+    if isinstance(value, str):
+        return marker_title(s, value)
     if not isinstance(value, int):
         return str(value)
     if what == "combat" and 0 <= value < len(s.combats):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import instructions as ins
-from engine.describe import describe_value, side_name
+from engine.describe import describe_value, marker_title, side_name
 from engine.effects import determine_victory
 from engine.events import emit
 from engine.firing import BRANCHING, fired
@@ -390,7 +390,7 @@ def _draw_apply(s: State, f: Frame, instr: ins.Draw, outcome: int) -> None:
     s.bags[instr.bag] = tuple(bag)
     s.drawn[instr.bag] = tuple(sorted((*s.drawn[instr.bag], name)))
     f.b[instr.into] = name
-    s.messages.append(f"Drawn from {instr.bag}: {name}.")
+    s.messages.append(f"Drawn from {marker_title(s, instr.bag, 'bag')}: {marker_title(s, name)}.")
     f.pc += 1
 
 

@@ -1403,6 +1403,14 @@ def declaration_sources(r: ir.Ruleset) -> dict[str, tuple[str, str, str]]:
     return dict(sorted(out.items()))
 
 
+def _named_in_play(r: ir.Ruleset) -> list[ir.Marker]:
+    """The markers play names in words (`engine.describe.marker_title`): those a bag
+    holds (drawn: cards, activation markers) and those the rules cite (chosen: tactics
+    chits); another reads as its name ("vp marker")."""
+    held = {name for bag in r.bags for name in bag.contents}
+    return [m for m in r.markers if m.name in held or m.prov.cites]
+
+
 def _declarations(r: ir.Ruleset) -> Iterator[tuple[str, str, ir.Prov]]:
     """(key, title, provenance) of each declaration a player may ask about, a later one
     of the same key replacing an earlier."""
@@ -1414,6 +1422,8 @@ def _declarations(r: ir.Ruleset) -> Iterator[tuple[str, str, ir.Prov]]:
         ("table", r.tables),
         ("rule", r.switches),
         ("modifiers", r.modifiers),
+        ("marker", _named_in_play(r)),
+        ("bag", r.bags),
     ):
         for x in items:
             yield f"{kind}:{x.name}", x.title, x.prov

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '04316e1394709a2191c0799c9f402c9f9a26ab8844b164c4b3bc19325aab3cc5'
+RULES_HASH = '9a92408687a1af5de29eea0dd08a752df7b16b6ef6a759de329bd6865899e4bf'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

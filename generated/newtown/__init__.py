@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'cf5461e41ceed8d514d9ae3175cbe6ca853701d427bccc19d3d25fade0831a86'
+RULES_HASH = '005aaff95f25a0a1d680e32dd7a00ad99bc785f5ec4834077f7e6b0bf18c2735'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
