@@ -72,8 +72,9 @@ from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hin
 from dsl.parse import decode_source, parse_text
 from dsl.source import SourceFiles
 from engine import instructions as ins
-from engine.describe import automatic_choices
+from engine.describe import automatic_choices, marker_title
 from engine.firing import Firing
+from engine.information import HIDDEN, hidden_names
 from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
@@ -257,6 +258,8 @@ class _Names:
             return
         elif head == "winner":
             self._known(r, line, words[1:2], self.sides, "side")
+        elif head in self.sides and head not in self.variables:
+            self._expect_sight(r, line, words)
         elif head not in self.units and head not in self.variables:
             r.error(
                 line.span,
@@ -264,6 +267,17 @@ class _Names:
                 f"nothing named {head!r} to expect of",
                 *hint_note(did_you_mean(head, self.units | self.variables)),
             )
+
+    def _expect_sight(self, r: Reporter, line: ast.Line, words: list[str]) -> None:
+        """`expect SIDE sees|not_sees THING`: THING a unit, a hex, a marker, a variable,
+        `message "text"` or a binding of the play in progress."""
+        usage = (
+            f"write `expect {words[0]} sees UNIT` (or not_sees): a unit, a hex, a marker, "
+            'a variable, a binding, or `message "text"`'
+        )
+        wanted = 4 if words[2:3] == ["message"] else 3
+        if len(words) != wanted or words[1] not in SIGHT:
+            r.error(line.span, BAD_VALUE, usage)
 
     def _expect_define(self, r: Reporter, line: ast.Line, call: ast.Call) -> None:
         define = self.defines.get(call.func)
@@ -562,6 +576,8 @@ class Runner:
                 shown = "; ".join(s.action_to_string(a) for a in s.legal_actions()[:12])
                 waits = "a die roll waits" if s.is_chance_node() else "no die roll waits"
                 raise TestFailure(line, f"{waits} here; the legal actions: {shown or 'none'}")
+        elif head in game.side_by_name and rest[:1] and rest[0] in SIGHT:
+            self.expect_sight(s, line, head, rest, messages)
         elif head == "winner":
             got = to_json(s)["winner"]
             if got != rest[0]:
@@ -586,6 +602,24 @@ class Runner:
                 want = _value(rest[0]) if rest else None
             if got != want:
                 raise TestFailure(line, f"expected {' '.join(words)}, got {got!r}")
+
+    def expect_sight(
+        self, s: State, line: ast.Line, side: str, rest: list[str], messages: list[str]
+    ) -> None:
+        """What a side's observation (`State.observation`, what every surface is built
+        from) shows: a unit, a hex's units, a marker, a variable, a binding, a message."""
+        verb, thing = rest[0], rest[1]
+        player = s.game.side_by_name[side]
+        seen = s.observation(player)
+        if thing == "message":
+            hidden = _hidden_words(s, player)
+            sees = any(rest[2] in m and not any(w in m for w in hidden) for m in messages)
+            what = f"the message {rest[2]!r}"
+        else:
+            sees, what = _sees(s, seen, player, thing, line)
+        if sees != (verb == "sees"):
+            told = "sees" if sees else "does not see"
+            raise TestFailure(line, f"{s.game.rules.sides[player].title} {told} {what}")
 
     def expect_column(self, s: State, line: ast.Line, table: str, name: str, want: str) -> None:
         """The table column a binding of the play in progress holds (the odds of a combat)."""
@@ -701,3 +735,35 @@ def fired_in_tests(rules: ir.Ruleset, arg: str | Path) -> dict[tuple[str, str], 
             for key in runner.fired.get(t.name, ()):
                 out.setdefault(key, t.name)
     return out
+
+
+# `expect SIDE sees THING` and its negation.
+SIGHT = ("sees", "not_sees")
+
+
+def _hidden_words(s: State, player: int) -> set[str]:
+    """The names and titles `player` may not read in a message."""
+    units = {u.name: u.title for u in s.game.rules.units}
+    words = set()
+    for name in hidden_names(s, player):
+        words |= {name, units.get(name) or marker_title(s, name)}
+    return words
+
+
+def _sees(
+    s: State, seen: dict[str, Any], player: int, thing: str, line: ast.Line
+) -> tuple[bool, str]:
+    """Whether the observation `seen` shows `thing` to `player`, and `thing` in words."""
+    game = s.game
+    if thing in game.unit_by_name:
+        return thing in seen["units"], f"the unit {thing}"
+    if thing in game.hex_by_label:
+        return thing not in seen.get("concealed", {}), f"which units stand in {thing}"
+    if thing in game.rules.markers:
+        return thing not in hidden_names(s, player), f"the marker {thing}"
+    if thing in seen["vars"]:
+        return seen["vars"][thing] == to_json(s)["vars"][thing], f"the variable {thing}"
+    frames = [f for f in seen["stack"] if thing in f["bindings"]]
+    if not frames:
+        raise TestFailure(line, f"nothing in play binds {thing!r} here")
+    return frames[-1]["bindings"][thing] != HIDDEN, f"the choice {thing}"
