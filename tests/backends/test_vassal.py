@@ -117,7 +117,10 @@ def test_every_image_the_module_names_is_in_it(modules, battle):
     root = ET.fromstring(buildfile(vmod))
     images = {n.removeprefix("images/") for n in names_in(vmod) if n.startswith("images/")}
     named = {e.get("image") for e in root.iter() if e.get("image")}
-    named |= {e.get("fileName") for e in root.iter() if e.get("fileName")}
+    html = "VASSAL.build.widget.HtmlChart"
+    named |= {e.get("fileName") for e in root.iter() if e.get("fileName") and e.tag != html}
+    pages = {e.get("fileName") for e in root.iter(html)}
+    assert pages and pages <= set(names_in(vmod))  # the help page, at the archive's root
     texts = [
         e.text for e in root.iter() if e.tag in (*SLOTS, "VASSAL.build.module.PrototypeDefinition")
     ]
@@ -493,6 +496,11 @@ def test_hostile_names_build_a_valid_module_that_decodes_back(hostile, schema):
     assert got[DECODED][0] == "0404"
     regions_named = set(regions(vmod).values())
     assert any(DECODED in n for n in regions_named)  # the side's Eliminated box
+    # The help page names the scenario in text, never as markup.
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        page = z.read("help.html").decode("utf-8")
+    assert "<b> &" not in page and "&lt;b&gt; &amp; c" in page
+    assert "&#x27;" not in page  # VASSAL's HTML pane reads no hexadecimal references
 
 
 def test_muster_build_only_vassal_writes_the_module_and_says_where(tmp_path, capsys):

@@ -20,6 +20,7 @@ from compiler.backends.vassal import images, tracks
 from compiler.backends.vassal.archive import zipped
 from compiler.backends.vassal.buildfile import Chart, Module, Setup, build_xml
 from compiler.backends.vassal.grid import HexGridGeometry, grid_of
+from compiler.backends.vassal.help_page import HELP_FILE, help_page
 from compiler.backends.vassal.metadata import metadata
 from compiler.backends.vassal.pieces import (
     MAIN_BOARD,
@@ -39,7 +40,7 @@ from compiler.backends.vassal.pieces import (
 from compiler.backends.vassal.placements import SetUp, scenario_setup
 from compiler.backends.vassal.savefile import SavedPiece, game_text, savefile
 from compiler.backends.vassal.sequence import text
-from compiler.backends.vassal.traits import Layer
+from compiler.backends.vassal.traits import CTRL, Key, Layer
 from compiler.check.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
@@ -248,10 +249,11 @@ class _ModuleWork:
         """The `.vmod`: buildFile.xml, moduledata, the images and a saved game per scenario."""
         rules = self.rules
         moduledata = metadata(text(rules.title), description(rules))
-        setups, saves = [], {}
+        setups, saves, notes = [], {}, []
         for number, sc in enumerate(rules.scenarios):
             su = scenario_setup(rules, sc, self.game_of(sc.name))
             desc = setup_description(su, rules)
+            notes.append((text(sc.title), desc))
             saves[f"{sc.name}.vsav"] = savefile(
                 saved_setup(rules, su, self.pieces, self.grid, self.board, number),
                 metadata(text(sc.title), desc),
@@ -269,11 +271,24 @@ class _ModuleWork:
             self.chart_tabs,
             tuple(setups),
             hand_sides(rules),
+            HELP_FILE,
         )
         content = {"buildFile.xml": build_xml(mod), "moduledata": moduledata}
+        states = [
+            (_key_words(st.activate), f"mark {st.title}")
+            if len(st.levels) == 1
+            else (_key_words(st.activate), f"{st.title}: {' / '.join(st.levels)}")
+            for st in self.pieces.states
+        ]
+        content[HELP_FILE] = help_page(rules, notes, states)
         content.update(sorted(self.files.items()))
         content.update(saves)
         return {f"{rules.name}.vmod": zipped(content)}
+
+
+def _key_words(key: Key) -> str:
+    """A key as the help page names it: Ctrl+D, Ctrl+Shift+D."""
+    return ("Ctrl+Shift+" if key.modifiers != CTRL else "Ctrl+") + chr(key.code)
 
 
 def _marker_label(track: tracks.Track) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from compiler import ir
 from compiler.backends.vassal.grid import HexGridGeometry
+from compiler.backends.vassal.help_page import HELP_TITLE
 from compiler.backends.vassal.metadata import MODULE_VERSION, VASSAL_VERSION
 from compiler.backends.vassal.pieces import (
     MAIN_BOARD,
@@ -60,6 +61,7 @@ class Module:
     charts: tuple[Chart, ...]
     setups: tuple[Setup, ...]
     hands: tuple[ir.Side, ...]  # sides with hidden cards
+    help_page: str = ""  # the help page's file in the module ("" for none)
 
 
 def el(parent: ET.Element, cls: str, **attrs: object) -> ET.Element:
@@ -141,6 +143,7 @@ def build_xml(mod: Module) -> bytes:
         _die,
         _turns,
         _charts,
+        _notes,
         _inventory,
         _setups,
     ):
@@ -190,13 +193,21 @@ def _die(root: ET.Element, mod: Module) -> None:
 
 
 def _charts(root: ET.Element, mod: Module) -> None:
-    """The Charts window, a tab per chart (none when the module has no charts)."""
-    if not mod.charts:
+    """The Charts window, a tab per chart and the help page (none when there are none)."""
+    if not mod.charts and not mod.help_page:
         return
     window = el(root, M + "ChartWindow", name="Charts", text="Charts", tooltip="Charts and tables")
     tabs = el(window, WIDGET + "TabWidget", entryName="Charts")
+    if mod.help_page:
+        page = mod.help_page
+        el(tabs, WIDGET + "HtmlChart", chartName=HELP_TITLE, description=HELP_TITLE, fileName=page)
     for c in mod.charts:
         el(tabs, WIDGET + "Chart", chartName=c.title, description=c.title, fileName=c.image)
+
+
+def _notes(root: ET.Element, mod: Module) -> None:
+    """VASSAL's Notes window: the players' public and private notes, saved with the game."""
+    el(root, M + "NotesWindow", buttonText="Notes", tooltip="Public and private notes")
 
 
 def _inventory(root: ET.Element, mod: Module) -> None:
@@ -230,7 +241,16 @@ def _setups(root: ET.Element, mod: Module) -> None:
 
 
 def _main_map(root: ET.Element, mod: Module) -> None:
-    m = el(root, M + "Map", mapName=MAIN_MAP, markMoved="Always", launch=False, allowMultiple=False)
+    m = el(
+        root,
+        M + "Map",
+        mapName=MAIN_MAP,
+        markMoved="Always",
+        markUnmovedText="Clear moved",
+        markUnmovedTooltip="Take the moved flag off every counter on the map",
+        launch=False,
+        allowMultiple=False,
+    )
     picker = el(m, MAP + "BoardPicker")
     w, h = mod.board_size
     board = el(
@@ -276,6 +296,28 @@ def _main_map(root: ET.Element, mod: Module) -> None:
         locationFormat="$gridLocation$",
     )
     interaction(m)
+    map_aids(m)
+
+
+def map_aids(m: ET.Element) -> None:
+    """What a hand-made hex wargame module offers on its map: an overview window, a
+    line-of-sight thread counting hexes, and a button that hides the counters."""
+    el(m, MAP + "GlobalMap", buttonText="Overview", tooltip="Show or hide the overview map")
+    el(
+        m,
+        MAP + "LOS_Thread",
+        threadName="Line of sight",
+        label="LOS",
+        tooltip="Draw a line-of-sight thread (the rules say what blocks it)",
+        drawRange=True,
+        rangeFg="255,255,255",
+        rangeBg="0,0,0",
+        snapStart=True,
+        snapEnd=True,
+        report="$playerId$ checked line of sight from $FromLocation$ to $ToLocation$"
+        " ($Range$ hexes)",
+    )
+    el(m, MAP + "HidePiecesButton", buttonText="Hide pieces", tooltip="Show the bare map")
 
 
 def _tracks_map(root: ET.Element, mod: Module) -> None:
