@@ -14,7 +14,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,6 +84,7 @@ def shoot(out: Path) -> list[Path]:
                     page.screenshot(path=str(shots[-1]))
                 if battle == "monmouth":
                     shots += _combat_and_replay(page, table, url, out)
+                    shots += _results_and_refusal(page, table, url, out)
         browser.close()
     return shots
 
@@ -112,6 +113,38 @@ def _combat_and_replay(page: Page, table: Table, url: str, out: Path) -> list[Pa
     replay = out / "monmouth-replay.png"
     page.screenshot(path=str(replay))
     return [combat, replay]
+
+
+def _account_shows(words: str) -> Callable[[Page], bool]:
+    """Whether the account's last lines hold `words` (the panel shows the newest)."""
+
+    def shows(page: Page) -> bool:
+        return any(words in line for line in page.locator("#lines li").all_text_contents()[-6:])
+
+    return shows
+
+
+def _results_and_refusal(page: Page, table: Table, url: str, out: Path) -> list[Path]:
+    """Lee's Advance against the bot, played on the page: a fire result in the account
+    (hit or miss, and the number needed), a Morale Check (passed or failed, and the
+    number needed), and a move the rules refuse, with the rule that refuses it."""
+    tg = table.make_game("lees_advance", "american", table.defaults["bot"], 1)
+    tg.run_on()
+    open_game(page, url, table.take_seats(tg, "american"))
+    if not pilot.play_until(page, pilot.in_movement, limit=2000):
+        raise RuntimeError("no American movement phase came in Lee's Advance")
+    unit = pilot.movers(page)[0]
+    pilot.choose_unit(page, unit["unit"])
+    pilot.click_hex(page, pilot.empty_hexes(page, unit["hex"], 2)[0])
+    page.wait_for_selector("#reason-text")
+    shots = [out / "monmouth-refusal.png"]
+    page.screenshot(path=str(shots[-1]))
+    for words, name in (("Fire at", "fire"), ("Morale Check:", "morale")):
+        if not pilot.play_until(page, _account_shows(words), limit=2000):
+            raise RuntimeError(f"no {words!r} line came in a game of Lee's Advance")
+        shots.append(out / f"monmouth-{name}.png")
+        page.screenshot(path=str(shots[-1]))
+    return shots
 
 
 def shrink(path: Path) -> None:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '9a92408687a1af5de29eea0dd08a752df7b16b6ef6a759de329bd6865899e4bf'
+RULES_HASH = 'e79ca277187537f66746a44973e21d119022c3dfa940347f20d72f4c8907d6b6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -345,22 +345,22 @@ def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Uni
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0]))
         and define__bombarded_by(s, e0, a_side)))
 
-def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire' § series 10.1, 13.3
+def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:127': 'Rifle units that may still fire' § series 10.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
-def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at" § series 10.2
+def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:130': "Units the side's rifles may fire at" § series 10.2
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
-def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target' § series 10.2
+def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:133': 'Ready rifles next to the target' § series 10.2
     return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
 
-def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:187': "The Jaegers' second roll" § series 10.6
+def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:193': "The Jaegers' second roll" § series 10.6
     return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
         e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
         for e0 in a_firers))
 
-def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:191': 'An open flank between firer and target' § series 10.6, 12.52
+def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:197': 'An open flank between firer and target' § series 10.6, 12.52
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
@@ -957,6 +957,10 @@ def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/mov
 
 def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12' § series 13.5
     return (b['total'] >= 5)
+def morale_check__told__say(s, b):  # 'rulesets/series/morale.mst:14' § series 13.5
+    e.say(s, ''.join((e.value_text(s, 'unit', b['unit']), ' passes its Morale Check: ', e.value_text(s, 'int', b['total']), ' (5 or more needed).',)))
+def morale_check__told__say_2(s, b):  # 'rulesets/series/morale.mst:16' § series 13.5
+    e.say(s, ''.join((e.value_text(s, 'unit', b['unit']), ' fails its Morale Check: ', e.value_text(s, 'int', b['total']), ' (5 or more needed).',)))
 
 def rally_phase__withdrawal_markers__each_u(s, b):  # 'rulesets/series/rally.mst:5' § series 15.1, 12.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
@@ -1012,45 +1016,57 @@ def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' �
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
+def artillery_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:85' § series 11.2, 11.3
+    e.say(s, ''.join(('Artillery Fire at ', e.value_text(s, 'unit', b['target']), ': ', e.value_text(s, 'int', b['modified']), ' hits (',
+        e.value_text(s, 'int', b['needed']), ' or more needed).',)))
+def artillery_fire__to_hit__say_2(s, b):  # 'rulesets/series/fire.mst:89' § series 11.2, 11.3
+    e.say(s, ''.join(('Artillery Fire at ', e.value_text(s, 'unit', b['target']), ': ', e.value_text(s, 'int', b['modified']), ' misses (',
+        e.value_text(s, 'int', b['needed']), ' or more needed).',)))
 
-def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:95' § series 10.3, 11.3, 16.1
+def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
     return define__result_army_morale(s, b['result'], b['target'], ())
-def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:96' § series 10.3, 11.3, 16.1
+def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:99' § series 10.3, 11.3, 16.1
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]),
         'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
-def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
+def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:101' § series 10.3, 11.3, 16.1
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
-def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:111' § series 10.1, 10.4
+def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:114' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
-def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:112' § series 10.1, 10.4
+def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
-def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:113' § series 10.1, 10.4
+def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:116' § series 10.1, 10.4
     e.set_at(s, 'rifle_result', b['u'], NONE_INDEX)
-def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
+def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:118' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != NONE_INDEX))
 
-def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/series/fire.mst:135' § series 10.2, 10.3
+def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/series/fire.mst:138' § series 10.2, 10.3
     return define__rifle_targets(s, b['side'])
 
-def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147' § series 10.2, 10.3, 10.5
+def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:150' § series 10.2, 10.3, 10.5
     return define__adjacent_rifles(s, b['target'], b['side'])
-def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:149' § series 10.2, 10.3, 10.5
+def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
     return q.union(b['firers'], (b['r'],))
-def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
+def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:155' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_target', b['target'], True)
-def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:157' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:160' § series 10.2, 10.3, 10.5
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, 1))
-def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:158' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:161' § series 10.2, 10.3, 10.5
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
-def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:160' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:163' § series 10.2, 10.3, 10.5
     e.set_at(s, 'fired', b['r'], True)
-def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:161' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:164' § series 10.2, 10.3, 10.5
     e.set_at(s, 'has_fired', b['r'], True)
-def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:169' § series 10.2, 10.3, 10.5
     return ((b['modified'] < b['needed']) and define__jaeger_second_roll(s, b['firers'], b['target']))
-def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171' § series 10.2, 10.3, 10.5
+def rifle_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:173' § series 10.2, 10.3, 10.5
+    e.say(s, ''.join(('Rifle Fire at ', e.value_text(s, 'unit', b['target']), ': ', e.value_text(s, 'int', b['modified']), ' hits (', e.value_text(s,
+        'int', b['needed']), ' or more needed).',)))
+def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:175' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_result', b['target'], b['result'])
+def rifle_fire__to_hit__say_2(s, b):  # 'rulesets/series/fire.mst:177' § series 10.2, 10.3, 10.5
+    e.say(s, ''.join(('Rifle Fire at ', e.value_text(s, 'unit', b['target']), ': ', e.value_text(s, 'int', b['modified']), ' misses (',
+        e.value_text(s, 'int', b['needed']), ' or more needed).',)))
 
 def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__may_attack(s, b['unit'])
@@ -2599,7 +2615,12 @@ RULES = Rules(
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
                 Label('step:roll'), RollDie('total', 'morale_check_drm'),  # § series 13.5
                 Label('step:result'), Let('passed', morale_check__result__let_passed),  # § series 13.5
-            ), lines=lines_at('rulesets/series/morale.mst', (11, 12))),
+                Label('step:told'), JumpIfNot(Bound('passed'), 'if_1_else'),  # § series 13.5
+                Exec(morale_check__told__say),
+                Jump('if_1_end'),
+                Label('if_1_else'), Exec(morale_check__told__say_2),
+                Label('if_1_end'),
+            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask8': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2688,20 +2709,22 @@ RULES = Rules(
                 Let('first_fire', Constant(False)),
                 RollDie('modified', 'fire_drm'),
                 JumpIfNot(artillery_fire__to_hit__if_2, 'if_3_else'),
+                Exec(artillery_fire__to_hit__say),
                 Roll(table=TABLE__ARTILLERY_FIRE_DAMAGE, column=None, modifiers=None, into='result', total=None),
                 Call(procedure='fire_result', args=Passed((('target', 'target'), ('result', 'result'))), into=None),
                 Jump('if_3_end'),
-                Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
+                Label('if_3_else'), Exec(artillery_fire__to_hit__say_2),
+                Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
             ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), 'rulesets/monmouth/scenarios.mst', (455,
-                455, 456, 455), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85, 86, 84, 80))),
+                455, 456, 455), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85, 86, 87, 84, 89, 80))),
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
                 Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/series/fire.mst', (95, 96, 98))),
+            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -2724,7 +2747,7 @@ RULES = Rules(
                 Exec(rifle_fire_phase__results__set_rifle_result),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (106, 107, 111, 111, 111, 111, 112, 113, 111, 115, 115, 115, 115, 116, 117, 115))),
+            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118))),
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit'}, code=(
                 # § series 10.2, 10.3
@@ -2736,7 +2759,7 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='rifle_fire', args=Passed((('target', 'target'), ('side', 'side'))), into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (135, 136, 137, 136, 139, 134))),
+            ), lines=lines_at('rulesets/series/fire.mst', (138, 139, 140, 139, 142, 137))),
         'rifle_fire': procedure(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask10': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
@@ -2773,14 +2796,16 @@ RULES = Rules(
                 RollDie('modified', 'fire_drm'),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), JumpIfNot(artillery_fire__to_hit__if_2, 'if_4_else'),
+                Exec(rifle_fire__to_hit__say),
                 Roll(table=TABLE__RIFLE_FIRE_DAMAGE, column=None, modifiers=None, into='result', total=None),
                 Exec(rifle_fire__to_hit__set_rifle_result),
                 Jump('if_4_end'),
-                Label('if_4_else'), Label('if_4_end'), Jump('if_2_end'),
+                Label('if_4_else'), Exec(rifle_fire__to_hit__say_2),
+                Label('if_4_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (146, 147, 147, 147, 147, 148, 148, 149, 148, 147,
-                152), 'rulesets/monmouth/scenarios.mst', (462, 462, 463, 462), 'rulesets/series/fire.mst', (156, 157, 158, 159, 159, 159, 160, 161,
-                159, 163, 166, 167, 166, 169, 170, 171, 169, 156))),
+            ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150,
+                155), 'rulesets/monmouth/scenarios.mst', (462, 462, 463, 462), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162, 162, 163, 164,
+                162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159))),
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_combat': 'combats', '_for_u': 'units',
                 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
@@ -3915,7 +3940,7 @@ RULES = Rules(
         'step:initiative:spend': ('Initiative Segment', '§ series 6.1, 6.2, 12.62', ''),
         'step:initiative:winner': ('Initiative Segment', '§ series 6.1', ''), 'step:lee_penalty:penalty': ("Lee's penalty", '§ monmouth 4.31', ''),
         'step:lose_momentum:lose': ('Lose a Momentum Chit', '§ series 12.64', ''), 'step:morale_check:result': ('Morale Check', '§ series 13.5', ''),
-        'step:morale_check:roll': ('Morale Check', '§ series 13.5', ''),
+        'step:morale_check:roll': ('Morale Check', '§ series 13.5', ''), 'step:morale_check:told': ('Morale Check', '§ series 13.5', ''),
         'step:movement_phase:arrivals_over_stacked': ('Movement Phase', '§ series 9; monmouth 4.1', ''),
         'step:movement_phase:countermarch': ('Movement Phase', '§ series 9; monmouth 4.62', ''),
         'step:movement_phase:disrupted_away': ('Movement Phase', '§ series 9, 13.3', ''),

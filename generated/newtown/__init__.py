@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '005aaff95f25a0a1d680e32dd7a00ad99bc785f5ec4834077f7e6b0bf18c2735'
+RULES_HASH = '6c7fa67091d1e20d3c82fb0428c91fdffe3dfd42325803352b34bd73cf9a665f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
