@@ -251,7 +251,7 @@ class Break(TStmt):
 @dataclass(frozen=True, slots=True)
 class Ask(TStmt):
     chooser: TExpr = field(default_factory=lambda: TExpr("side"))
-    question: str = ""
+    question: TExpr = field(default_factory=lambda: TExpr("str"))  # a text, `{u}` values shown
     var: str = ""
     yes: tuple[TStmt, ...] = ()
     no: tuple[TStmt, ...] = ()

@@ -120,7 +120,7 @@ def _option_action(s: State, action: int) -> str:
     frame = s.stack[-1]
     instr = None if frame.prim else s.game.rules.procedures[frame.proc].code[frame.pc]
     if isinstance(instr, Ask):
-        return f"{question_of(instr.question)} {'yes' if i == 1 else 'no'}"
+        return f"{question_of(instr.question(s, frame.b))} {'yes' if i == 1 else 'no'}"
     prompt = s.current_node().prompt
     if prompt.endswith("?"):
         return f"{prompt} {'yes' if i == 1 else 'no'}"

@@ -186,7 +186,7 @@ class Ask(Instruction):
 
     opcode: ClassVar[str] = "ask"
     chooser: Fn
-    question: str
+    question: Fn  # the question's text here (it may name the values in play)
     var: str
 
 

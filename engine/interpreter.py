@@ -396,13 +396,14 @@ def _draw_apply(s: State, f: Frame, instr: ins.Draw, outcome: int) -> None:
 
 def _ask(s: State, f: Frame, instr: ins.Ask) -> Node:
     space = s.game.actions
-    return Node(instr.chooser(s, f.b), (space.option(0), space.option(1)), prompt=instr.question)
+    prompt = instr.question(s, f.b)
+    return Node(instr.chooser(s, f.b), (space.option(0), space.option(1)), prompt=prompt)
 
 
 def _ask_apply(s: State, f: Frame, instr: ins.Ask, action: int) -> None:
     yes = s.game.actions.option_index(action) == 1
     who = side_name(s, instr.chooser(s, f.b))
-    s.messages.append(f"{who}: {instr.question} {'Yes' if yes else 'No'}.")
+    s.messages.append(f"{who}: {instr.question(s, f.b)} {'Yes' if yes else 'No'}.")
     f.b[instr.var] = yes
     f.pc += 1
 

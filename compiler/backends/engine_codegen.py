@@ -667,7 +667,8 @@ class Codegen:
     def _ask(self, st: ir.Ask, asm: _Assembler, w: str) -> None:
         no, end = asm.labels("ask", "no", "end")
         chooser = self.lambda_fn(st.chooser, f"{st.var.lstrip('_')}_chooser")
-        asm.emit(w, ins.Ask, chooser=chooser, question=repr(st.question), var=repr(st.var))
+        question = self.lambda_fn(plain_text(st.question), f"{st.var.lstrip('_')}_question")
+        asm.emit(w, ins.Ask, chooser=chooser, question=question, var=repr(st.var))
         asm.emit(w, ins.JumpIfNot, test=f"Bound({st.var!r})", target=no)
         self.lower_body(st.yes, asm)
         asm.emit(w, ins.Jump, target=end)
@@ -1482,6 +1483,14 @@ def stable_file_name(file: str) -> str:
         return str(path.relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
+
+
+def plain_text(e: ir.TExpr) -> ir.TExpr:
+    """A text that shows no value as the constant it is (an `ask` question without
+    `{…}` is a `Constant`, not a function called at every decision)."""
+    if isinstance(e, ir.Text) and all(isinstance(p, str) for p in e.parts):
+        return ir.Const("str", e.span, "".join(p for p in e.parts if isinstance(p, str)))
+    return e
 
 
 def choice_prompt(var: str, elem_type: str, which: str) -> str:

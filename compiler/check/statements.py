@@ -144,9 +144,11 @@ class StmtChecker:
         chooser = self.ec.expr(s.player, scope, "side")
         var = self.ec.temp("ask")
         ctx.bindings[var] = "bool"
+        # The question may show values, as `say` does: "Fire {a} at {target}?".
+        question = self.ec.text(ast.String(s.span, s.question), scope)
         yes = self.block(s.yes, scope, ctx)
         no = self.block(s.no, scope, ctx)
-        return ir.Ask(s.span, chooser, s.question, var, yes, no)
+        return ir.Ask(s.span, chooser, question, var, yes, no)
 
     def apply(self, s: ast.Apply, scope: Scope, ctx: Context) -> ir.TStmt:
         result = self.ec.expr(s.result, scope, "code")

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'e79ca277187537f66746a44973e21d119022c3dfa940347f20d72f4c8907d6b6'
+RULES_HASH = '4051ac893fea267095ee055fa56b812f914ba12582145cfd4108434be9d1c835'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -999,6 +999,8 @@ def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' �
     return tuple(e0 for e0 in () if False)
 def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72' § series 11.2, 11.3
     return tuple(e0 for e0 in define__ready_artillery(s, b['side']) if define__can_bombard(s, e0, b['target']))
+def artillery_fire__firers__ask9_question(s, b):  # 'rulesets/series/fire.mst:73' § series 11.2, 11.3
+    return ''.join(('Fire ', e.value_text(s, 'unit', b['a']), ' at ', e.value_text(s, 'unit', b['target']), '?',))
 def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74' § series 11.2, 11.3
     return q.union(b['firers'], (b['a'],))
 def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' § series 11.2, 11.3
@@ -1045,6 +1047,8 @@ def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/series/fire.mst:138'
 
 def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:150' § series 10.2, 10.3, 10.5
     return define__adjacent_rifles(s, b['target'], b['side'])
+def rifle_fire__firers__ask10_question(s, b):  # 'rulesets/series/fire.mst:151' § series 10.2, 10.3, 10.5
+    return ''.join(('Fire ', e.value_text(s, 'unit', b['r']), ' at ', e.value_text(s, 'unit', b['target']), '?',))
 def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
     return q.union(b['firers'], (b['r'],))
 def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:155' § series 10.2, 10.3, 10.5
@@ -2214,7 +2218,7 @@ RULES = Rules(
                 Choose(var='l', options=Bound('_for_l'), chooser=retreat_unit__leaders__each_l_chooser, kind='unit', prompt='choose the next unit',
                     mode=''),
                 ForDrop('l', '_for_l'),
-                Ask(chooser=retreat_unit__leaders__each_l_chooser, question='Retreat the leader with the unit?', var='_ask1'),
+                Ask(chooser=retreat_unit__leaders__each_l_chooser, question=Constant('Retreat the leader with the unit?'), var='_ask1'),
                 JumpIfNot(Bound('_ask1'), 'ask_1_no'),
                 Exec(retreat_unit__leaders__advance_to),
                 Jump('ask_1_end'),
@@ -2370,7 +2374,7 @@ RULES = Rules(
                 # § series 6.1
                 Label('repeat_2_end'), Label('roll_switched_2_end'), Label('step:winner'), Exec(initiative__winner__set_initiative_side),
                 Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_6_else'),  # § series 6.1, 12.62
-                Ask(chooser=initiative__dictate__ask2_chooser, question='Spend three Momentum Chits to take the initiative?', var='_ask2'),
+                Ask(chooser=initiative__dictate__ask2_chooser, question=Constant('Spend three Momentum Chits to take the initiative?'), var='_ask2'),
                 JumpIfNot(Bound('_ask2'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
@@ -2386,7 +2390,7 @@ RULES = Rules(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
                 Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),  # § series 6.2, 12.62
-                Ask(chooser=Bound('side'), question='Spend a Momentum Chit for +2 on the initiative roll?', var='_ask3'),
+                Ask(chooser=Bound('side'), question=Constant('Spend a Momentum Chit for +2 on the initiative roll?'), var='_ask3'),
                 JumpIfNot(Bound('_ask3'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
                 Exec(spend_on_initiative__spend__set_momentum_spent),
@@ -2434,8 +2438,8 @@ RULES = Rules(
                 Label('for_v_1_end'), Let('may_withdraw', pin_cases__choose__let_may_withdraw),
                 Let('case_b', pin_cases__choose__let_case_b),
                 JumpIfNot(pin_cases__choose__if_2, 'if_2_else'),
-                Ask(chooser=Bound('side'), question='Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
-                    var='_ask4'),
+                Ask(chooser=Bound('side'),
+                    question=Constant('Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?'), var='_ask4'),
                 JumpIfNot(Bound('_ask4'), 'ask_1_no'),
                 Let('case_b', Constant(True)),
                 Jump('ask_1_end'),
@@ -2480,7 +2484,7 @@ RULES = Rules(
                 Jump('if_4_end'),
                 Label('if_4_else'), JumpIfNot(movement_phase__variable_reinforcements__if_3, 'if_5_else'),
                 JumpIfNot(movement_phase__variable_reinforcements__if_4, 'if_6_else'),
-                Ask(chooser=Bound('side'), question='Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', var='_ask5'),
+                Ask(chooser=Bound('side'), question=Constant('Spend a Momentum Chit for +2 on the Variable Reinforcement roll?'), var='_ask5'),
                 JumpIfNot(Bound('_ask5'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
                 Exec(movement_phase__variable_reinforcements__set_variable_momentum_spent),
@@ -2506,7 +2510,7 @@ RULES = Rules(
                     lambdas={'may_enter': movement_phase__reinforcements__enter_reinforcements_may_enter,
                     'entry_hexes': movement_phase__reinforcements__enter_reinforcements_entry_hexes}),
                 Label('step:steuben_returns'), JumpIfNot(movement_phase__steuben_returns__if, 'if_8_else'),  # § series 9; monmouth 4.31
-                Ask(chooser=Constant(SIDE__AMERICAN), question='Bring von Steuben back with the variable reinforcements?', var='_ask6'),
+                Ask(chooser=Constant(SIDE__AMERICAN), question=Constant('Bring von Steuben back with the variable reinforcements?'), var='_ask6'),
                 JumpIfNot(Bound('_ask6'), 'ask_2_no'),
                 Choose(var='h', options=movement_phase__steuben_returns__h_options, chooser=Constant(SIDE__AMERICAN), kind='hex',
                     prompt='choose the hex', mode=''),
@@ -2558,8 +2562,8 @@ RULES = Rules(
                 Label('for_u_5_top'), JumpIfEmpty('_for_u', 'for_u_5_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Constant(SIDE__BRITISH), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Ask(chooser=Constant(SIDE__BRITISH), question='Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.',
-                    var='_ask7'),
+                Ask(chooser=Constant(SIDE__BRITISH),
+                    question=Constant('Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.'), var='_ask7'),
                 JumpIfNot(Bound('_ask7'), 'ask_3_no'),
                 Call(procedure='morale_check', args=movement_phase__hessian_grenadiers__morale_check_args, into='passed'),
                 JumpIfNot(check_or_retreat__each__if, 'if_13_else'),
@@ -2636,7 +2640,7 @@ RULES = Rules(
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
                 JumpIfNot(rally_phase__rally__if, 'if_1_else'),
-                Ask(chooser=Constant(SIDE__AMERICAN), question='Place Molly Pitcher on this artillery unit? It rallies without a die roll.',
+                Ask(chooser=Constant(SIDE__AMERICAN), question=Constant('Place Molly Pitcher on this artillery unit? It rallies without a die roll.'),
                     var='_ask8'),
                 JumpIfNot(Bound('_ask8'), 'ask_1_no'),
                 Exec(rally_phase__rally__set_molly),
@@ -2690,7 +2694,7 @@ RULES = Rules(
                 Label('for_a_1_top'), JumpIfEmpty('_for_a', 'for_a_1_end'),
                 Choose(var='a', options=Bound('_for_a'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('a', '_for_a'),
-                Ask(chooser=Bound('side'), question='Fire this artillery unit at the target?', var='_ask9'),
+                Ask(chooser=Bound('side'), question=artillery_fire__firers__ask9_question, var='_ask9'),
                 JumpIfNot(Bound('_ask9'), 'ask_1_no'),
                 Let('firers', artillery_fire__firers__let_firers_2),
                 Exec(artillery_fire__firers__set_fired),
@@ -2769,7 +2773,7 @@ RULES = Rules(
                 Label('for_r_1_top'), JumpIfEmpty('_for_r', 'for_r_1_end'),
                 Choose(var='r', options=Bound('_for_r'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('r', '_for_r'),
-                Ask(chooser=Bound('side'), question='Fire this rifle unit at the target?', var='_ask10'),
+                Ask(chooser=Bound('side'), question=rifle_fire__firers__ask10_question, var='_ask10'),
                 JumpIfNot(Bound('_ask10'), 'ask_1_no'),
                 Let('firers', rifle_fire__firers__let_firers),
                 Jump('ask_1_end'),
@@ -2894,7 +2898,7 @@ RULES = Rules(
                 Jump('if_3_end'),
                 # § series 12.23, 12.4
                 Label('if_3_else'), Label('if_3_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if, 'if_4_else'),
-                Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask11'),
+                Ask(chooser=Bound('defender'), question=Constant('Withdraw the cavalry instead of fighting?'), var='_ask11'),
                 JumpIfNot(Bound('_ask11'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_4_top'), JumpIfEmpty('_for_u', 'for_u_4_end'),
@@ -2939,14 +2943,15 @@ RULES = Rules(
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 'if_9_else'),
-                Ask(chooser=Bound('first'), question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask12'),
+                Ask(chooser=Bound('first'), question=Constant('Spend a Momentum Chit to re-roll the close combat die?'), var='_ask12'),
                 JumpIfNot(Bound('_ask12'), 'ask_2_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'first'),)), into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_2_end'),
                 Label('ask_2_no'), Label('ask_2_end'), Jump('if_9_end'),
                 Label('if_9_else'), Label('if_9_end'), JumpIfNot(close_combat__momentum__if_2, 'if_10_else'),
-                Ask(chooser=close_combat__momentum__ask13_chooser, question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask13'),
+                Ask(chooser=close_combat__momentum__ask13_chooser, question=Constant('Spend a Momentum Chit to re-roll the close combat die?'),
+                    var='_ask13'),
                 JumpIfNot(Bound('_ask13'), 'ask_3_no'),
                 Call(procedure='spend_momentum', args=initiative__spend__spend_on_initiative_args, into=None),
                 Let('rerolled', Constant(True)),

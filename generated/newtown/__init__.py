@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '6c7fa67091d1e20d3c82fb0428c91fdffe3dfd42325803352b34bd73cf9a665f'
+RULES_HASH = '7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -938,6 +938,8 @@ def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' �
     return tuple(e0 for e0 in () if False)
 def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72' § series 11.2, 11.3
     return tuple(e0 for e0 in define__ready_artillery(s, b['side']) if define__can_bombard(s, e0, b['target']))
+def artillery_fire__firers__ask7_question(s, b):  # 'rulesets/series/fire.mst:73' § series 11.2, 11.3
+    return ''.join(('Fire ', e.value_text(s, 'unit', b['a']), ' at ', e.value_text(s, 'unit', b['target']), '?',))
 def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74' § series 11.2, 11.3
     return q.union(b['firers'], (b['a'],))
 def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' § series 11.2, 11.3
@@ -988,6 +990,8 @@ def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations
 
 def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:150' § series 10.2, 10.3, 10.5
     return define__adjacent_rifles(s, b['target'], b['side'])
+def rifle_fire__firers__ask8_question(s, b):  # 'rulesets/series/fire.mst:151' § series 10.2, 10.3, 10.5
+    return ''.join(('Fire ', e.value_text(s, 'unit', b['r']), ' at ', e.value_text(s, 'unit', b['target']), '?',))
 def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
     return q.union(b['firers'], (b['r'],))
 def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:155' § series 10.2, 10.3, 10.5
@@ -2337,7 +2341,7 @@ RULES = Rules(
                 Choose(var='l', options=Bound('_for_l'), chooser=retreat_unit__leaders__each_l_chooser, kind='unit', prompt='choose the next unit',
                     mode=''),
                 ForDrop('l', '_for_l'),
-                Ask(chooser=retreat_unit__leaders__each_l_chooser, question='Retreat the leader with the unit?', var='_ask1'),
+                Ask(chooser=retreat_unit__leaders__each_l_chooser, question=Constant('Retreat the leader with the unit?'), var='_ask1'),
                 JumpIfNot(Bound('_ask1'), 'ask_1_no'),
                 Exec(retreat_unit__leaders__advance_to),
                 Jump('ask_1_end'),
@@ -2464,7 +2468,7 @@ RULES = Rules(
                 Label('if_2_else'), Label('if_2_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'), Label('step:winner'), Exec(initiative__winner__set_initiative_side),  # § series 6.1
                 Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_3_else'),  # § series 6.1, 12.62
-                Ask(chooser=initiative__dictate__ask2_chooser, question='Spend three Momentum Chits to take the initiative?', var='_ask2'),
+                Ask(chooser=initiative__dictate__ask2_chooser, question=Constant('Spend three Momentum Chits to take the initiative?'), var='_ask2'),
                 JumpIfNot(Bound('_ask2'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
@@ -2479,7 +2483,7 @@ RULES = Rules(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
                 Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),  # § series 6.2, 12.62
-                Ask(chooser=Bound('side'), question='Spend a Momentum Chit for +2 on the initiative roll?', var='_ask3'),
+                Ask(chooser=Bound('side'), question=Constant('Spend a Momentum Chit for +2 on the initiative roll?'), var='_ask3'),
                 JumpIfNot(Bound('_ask3'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
                 Exec(spend_on_initiative__spend__set_momentum_spent),
@@ -2527,8 +2531,8 @@ RULES = Rules(
                 Label('for_v_1_end'), Let('may_withdraw', pin_cases__choose__let_may_withdraw),
                 Let('case_b', pin_cases__choose__let_case_b),
                 JumpIfNot(pin_cases__choose__if_2, 'if_2_else'),
-                Ask(chooser=Bound('side'), question='Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
-                    var='_ask4'),
+                Ask(chooser=Bound('side'),
+                    question=Constant('Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?'), var='_ask4'),
                 JumpIfNot(Bound('_ask4'), 'ask_1_no'),
                 Let('case_b', Constant(True)),
                 Jump('ask_1_end'),
@@ -2588,7 +2592,7 @@ RULES = Rules(
                 Jump('if_3_end'),
                 # § series 9; newtown 6.5.1
                 Label('if_3_else'), Label('if_3_end'), Label('step:stampede'), JumpIfNot(movement_phase__stampede__if, 'if_4_else'),
-                Ask(chooser=Constant(SIDE__INDIAN), question='Play Stampede on the cattle herd?', var='_ask5'),
+                Ask(chooser=Constant(SIDE__INDIAN), question=Constant('Play Stampede on the cattle herd?'), var='_ask5'),
                 JumpIfNot(Bound('_ask5'), 'ask_1_no'),
                 Call(procedure='discard', args=movement_phase__stampede__discard_args, into=None),
                 Choose(var='h', options=movement_phase__stampede__h_options, chooser=Constant(SIDE__INDIAN), kind='hex', prompt='choose the hex',
@@ -2648,7 +2652,7 @@ RULES = Rules(
                 Jump('for_u_1_top'),
                 # § series 15.1; newtown 4.2.2
                 Label('for_u_1_end'), Label('step:opportunity_card'), JumpIfNot(rally_phase__opportunity_card__if, 'if_1_else'),
-                Ask(chooser=Constant(SIDE__AMERICAN), question='Spend a Momentum Chit to draw an Opportunity Card?', var='_ask6'),
+                Ask(chooser=Constant(SIDE__AMERICAN), question=Constant('Spend a Momentum Chit to draw an Opportunity Card?'), var='_ask6'),
                 JumpIfNot(Bound('_ask6'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=rally_phase__opportunity_card__spend_momentum_args, into=None),
                 Call(procedure='draw_card', args=rally_phase__opportunity_card__spend_momentum_args, into=None),
@@ -2718,7 +2722,7 @@ RULES = Rules(
                 Label('for_a_1_top'), JumpIfEmpty('_for_a', 'for_a_1_end'),
                 Choose(var='a', options=Bound('_for_a'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('a', '_for_a'),
-                Ask(chooser=Bound('side'), question='Fire this artillery unit at the target?', var='_ask7'),
+                Ask(chooser=Bound('side'), question=artillery_fire__firers__ask7_question, var='_ask7'),
                 JumpIfNot(Bound('_ask7'), 'ask_1_no'),
                 Let('firers', artillery_fire__firers__let_firers_2),
                 Exec(artillery_fire__firers__set_fired),
@@ -2806,7 +2810,7 @@ RULES = Rules(
                 Label('for_r_1_top'), JumpIfEmpty('_for_r', 'for_r_1_end'),
                 Choose(var='r', options=Bound('_for_r'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('r', '_for_r'),
-                Ask(chooser=Bound('side'), question='Fire this rifle unit at the target?', var='_ask8'),
+                Ask(chooser=Bound('side'), question=rifle_fire__firers__ask8_question, var='_ask8'),
                 JumpIfNot(Bound('_ask8'), 'ask_1_no'),
                 Let('firers', rifle_fire__firers__let_firers),
                 Jump('ask_1_end'),
@@ -2945,7 +2949,7 @@ RULES = Rules(
                 # § series 12.23, 12.4
                 Label('if_4_else'), Label('if_4_end'), Label('ambush_shift_switched_1_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if,
                     'if_5_else'),
-                Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask9'),
+                Ask(chooser=Bound('defender'), question=Constant('Withdraw the cavalry instead of fighting?'), var='_ask9'),
                 JumpIfNot(Bound('_ask9'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
@@ -2971,7 +2975,7 @@ RULES = Rules(
                 Choose(var='defender_lead', options=close_combat__lead_units__defender_lead_options, chooser=Bound('defender'), kind='unit',
                     prompt='choose the defender lead', mode=''),
                 Label('step:indian_withdrawal'), JumpIfNot(close_combat__indian_withdrawal__if, 'if_8_else'),  # § series 12.23; newtown 5.8
-                Ask(chooser=Bound('defender'), question='Announce an Indian Withdrawal?', var='_ask10'),
+                Ask(chooser=Bound('defender'), question=Constant('Announce an Indian Withdrawal?'), var='_ask10'),
                 JumpIfNot(Bound('_ask10'), 'ask_2_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_4_top'), JumpIfEmpty('_for_u', 'for_u_4_end'),
@@ -3024,14 +3028,15 @@ RULES = Rules(
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 'if_14_else'),
-                Ask(chooser=Bound('first'), question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask11'),
+                Ask(chooser=Bound('first'), question=Constant('Spend a Momentum Chit to re-roll the close combat die?'), var='_ask11'),
                 JumpIfNot(Bound('_ask11'), 'ask_3_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'first'),)), into=None),
                 Let('rerolled', Constant(True)),
                 Jump('ask_3_end'),
                 Label('ask_3_no'), Label('ask_3_end'), Jump('if_14_end'),
                 Label('if_14_else'), Label('if_14_end'), JumpIfNot(close_combat__momentum__if_2, 'if_15_else'),
-                Ask(chooser=close_combat__momentum__ask12_chooser, question='Spend a Momentum Chit to re-roll the close combat die?', var='_ask12'),
+                Ask(chooser=close_combat__momentum__ask12_chooser, question=Constant('Spend a Momentum Chit to re-roll the close combat die?'),
+                    var='_ask12'),
                 JumpIfNot(Bound('_ask12'), 'ask_4_no'),
                 Call(procedure='spend_momentum', args=initiative__spend__spend_on_initiative_args, into=None),
                 Let('rerolled', Constant(True)),
@@ -3049,7 +3054,7 @@ RULES = Rules(
                 Label('for_player_1_top'), JumpIfEmpty('_for_player', 'for_player_1_end'),
                 ForTake('player', '_for_player'),
                 JumpIfNot(close_combat__ignore_a_result__if, 'if_17_else'),
-                Ask(chooser=Bound('player'), question='Play Fathers, Sons and Brothers to ignore your result?', var='_ask13'),
+                Ask(chooser=Bound('player'), question=Constant('Play Fathers, Sons and Brothers to ignore your result?'), var='_ask13'),
                 JumpIfNot(Bound('_ask13'), 'ask_5_no'),
                 Call(procedure='discard', args=close_combat__ignore_a_result__discard_args, into=None),
                 Exec(close_combat__ignore_a_result__set_result_ignored),
@@ -3109,7 +3114,7 @@ RULES = Rules(
                 'vacated': 'hexes'}, code=(
                 # § series 12.23; newtown 3.6.2
                 Label('step:stay_in_the_breastwork'), JumpIfNot(advance_after_combat__stay_in_the_breastwork__if, 'if_1_else'),
-                Ask(chooser=Constant(SIDE__INDIAN), question='Advance after combat out of the breastwork?', var='_ask14'),
+                Ask(chooser=Constant(SIDE__INDIAN), question=Constant('Advance after combat out of the breastwork?'), var='_ask14'),
                 JumpIfNot(Bound('_ask14'), 'ask_1_no'),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Return(),
@@ -3286,7 +3291,7 @@ RULES = Rules(
             name='examine_indian_stacks', title='Examine Indian stacks', kind='procedure', params=(), types={'_ask15': 'bool', 'h': 'hex'}, code=(
                 # § newtown 3.4; series 7.4
                 Label('step:examine'), Label('repeat_1_top'), JumpIfNot(examine_indian_stacks__examine__while, 'repeat_1_end'),
-                Ask(chooser=Constant(SIDE__AMERICAN), question='Examine an Indian stack (–1 Army Morale)?', var='_ask15'),
+                Ask(chooser=Constant(SIDE__AMERICAN), question=Constant('Examine an Indian stack (–1 Army Morale)?'), var='_ask15'),
                 JumpIfNot(Bound('_ask15'), 'ask_1_no'),
                 Choose(var='h', options=examine_indian_stacks__examine__h_options, chooser=Constant(SIDE__AMERICAN), kind='hex',
                     prompt='choose the hex', mode=''),
@@ -3527,7 +3532,7 @@ RULES = Rules(
                 '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
                 # § newtown 5.7, 5.7.1
                 Label('step:retreats'), Label('repeat_1_top'), JumpIfNot(retreat_before_combat_phase__retreats__while, 'repeat_1_end'),
-                Ask(chooser=Constant(SIDE__INDIAN), question='Retreat before combat in a designated close combat?', var='_ask16'),
+                Ask(chooser=Constant(SIDE__INDIAN), question=Constant('Retreat before combat in a designated close combat?'), var='_ask16'),
                 JumpIfNot(Bound('_ask16'), 'ask_1_no'),
                 Choose(var='combat', options=retreat_before_combat_phase__retreats__combat_options, chooser=Constant(SIDE__INDIAN), kind='option',
                     prompt='choose the combat', mode=''),
@@ -3652,7 +3657,7 @@ RULES = Rules(
             name='card_window', title='Opportunity Cards may be played', kind='procedure', params=('side',), types={'_ask17': 'bool',
                 'card': 'marker', 'side': 'side'}, code=(
                 Label('step:play'), Label('repeat_1_top'), JumpIfNot(card_window__play__while, 'repeat_1_end'),  # § newtown 4.2.3
-                Ask(chooser=Bound('side'), question='Play an Opportunity Card?', var='_ask17'),
+                Ask(chooser=Bound('side'), question=Constant('Play an Opportunity Card?'), var='_ask17'),
                 JumpIfNot(Bound('_ask17'), 'ask_1_no'),
                 Choose(var='card', options=card_window__play__card_options, chooser=Bound('side'), kind='option', prompt='choose the card', mode=''),
                 Call(procedure='discard', args=Passed((('card', 'card'), ('side', 'side'))), into=None),
@@ -3666,7 +3671,7 @@ RULES = Rules(
             name='close_combat_cards', title='Cards before the Close Combat roll', kind='procedure', params=('combat',
                 'side'), types={'_ask18': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
                 Label('step:play'), JumpIfNot(close_combat_cards__play__if, 'if_1_else'),  # § newtown 4.2.4
-                Ask(chooser=Bound('side'), question='Play an Opportunity Card before the Close Combat roll?', var='_ask18'),
+                Ask(chooser=Bound('side'), question=Constant('Play an Opportunity Card before the Close Combat roll?'), var='_ask18'),
                 JumpIfNot(Bound('_ask18'), 'ask_1_no'),
                 Choose(var='card', options=close_combat_cards__play__card_options, chooser=Bound('side'), kind='option', prompt='choose the card',
                     mode=''),

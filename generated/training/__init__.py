@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '12ba9c595e223a140825e6e04cb00936911ea9072b95d17e1722e25b55654592'
+RULES_HASH = 'a9c4ecd736930b94b92c31d103908697aadbb4c4c9260b88b2f7f535ad925f0f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

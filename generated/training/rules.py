@@ -272,7 +272,7 @@ RULES = Rules(
                 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'}, code=(
                 Label('step:odds'), Let('odds', close_combat__odds__let_odds),
                 Label('step:withdraw'), JumpUnlessSwitch(rule='withdrawal', on=True, target='withdraw_switched_1_end'),
-                Ask(chooser=close_combat__withdraw__ask1_chooser, question='Withdraw before the roll?', var='_ask1'),
+                Ask(chooser=close_combat__withdraw__ask1_chooser, question=Constant('Withdraw before the roll?'), var='_ask1'),
                 JumpIfNot(Bound('_ask1'), 'ask_1_no'),
                 ForStart('_for_u', close_combat__withdraw__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),

@@ -19,6 +19,8 @@ from tests.conftest import RULESETS
 # As written inside a rule file's "…" (quotes escaped), and as it must come out.
 HOSTILE = r"\"; import os # \" \n \\ {{ }} ${x} </script>"
 DECODED = '"; import os # " \n \\ {{ }} ${x} </script>'
+# A question, like `say`, shows `{name}` values: its braces of text are written twice.
+QUESTION = HOSTILE.replace("{{ }} ${x}", "{{{{ }}}} ${{x}}")
 
 
 def hostile_ruleset(tmp_path):
@@ -37,7 +39,7 @@ def hostile_ruleset(tmp_path):
         text = text.replace(old, '"' + HOSTILE + '"', 1)
     battle.write_text(text, encoding="utf-8")
     patch = folder / "ruleset.mst"
-    patch.write_text(patch.read_text().replace('"Withdraw before the roll?"', '"' + HOSTILE + '"'))
+    patch.write_text(patch.read_text().replace('"Withdraw before the roll?"', '"' + QUESTION + '"'))
     return folder
 
 
@@ -56,6 +58,8 @@ def test_hostile_strings_stay_inside_string_literals(tmp_path):
     assert red_guard.title == DECODED
     assert game.rules.sides[0].title == DECODED
     assert game.rules.tables[0].title == DECODED
+    asks = [i for p in game.rules.procedures.values() for i in p.code if type(i).__name__ == "Ask"]
+    assert [a.question(None, {}) for a in asks] == [DECODED]
 
 
 @pytest.mark.parametrize(

@@ -366,7 +366,7 @@ def test_the_heuristic_looks_through_a_yes_to_what_it_costs():
     bot = make_bot("heuristic", s.current_player(), 1)
     assert bot.step(s) == game.actions.option(0)
     game = shipped("monmouth", "lees_advance")
-    s = _first_question(game, "Fire this artillery unit", seed=1)
+    s = _first_question(game, "Fire ", seed=1)
     bot = make_bot("heuristic", s.current_player(), 1)
     assert bot.step(s) == game.actions.option(1)
 

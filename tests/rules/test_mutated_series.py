@@ -179,10 +179,12 @@ def test_a_disruption_retreats_the_series_distance(games, kind, hexes):
     units = {"grenadiers": "1104", "scott_rifles": "1004"}
     phase = {"procedure": "rifle_fire_phase", "step": "phasing_fire"}
     s = position(game, units, [{**phase, "bindings": {"side": "american"}}])
-    fire = "Fire this rifle unit at the target? yes"
     while not s.is_chance_node():
         by_text = {s.action_to_string(a): a for a in s.legal_actions()}
-        s.apply_action(by_text.get(fire, s.legal_actions()[-1]))
+        fire = next(
+            (a for t, a in by_text.items() if t.startswith("Fire ") and t.endswith("? yes")), None
+        )
+        s.apply_action(fire if fire is not None else s.legal_actions()[-1])
     s.apply_action(s.chance_outcomes()[-1][0])  # the highest face hits
     s.apply_action(2)  # a 2 on the Rifle Fire Damage Table: D
     while not s.is_terminal():

@@ -128,11 +128,15 @@ def rifle_fire(game, firers: list[str], has_fired: tuple[str, ...] = ()) -> Stat
 def _rifle_answer(game, s: State, firers: list[str]) -> int:
     """Choose each rifle in turn and fire it only if it is one of `firers`."""
     by_text = {s.action_to_string(a): a for a in s.legal_actions()}
-    if "Fire this rifle unit at the target? yes" in by_text:
-        frame = s.stack[-1]
-        unit = game.rules.units[frame.b["r"]].name
-        yes = unit in firers
-        return by_text[f"Fire this rifle unit at the target? {'yes' if yes else 'no'}"]
+    frame = s.stack[-1]
+    if "r" in frame.b and any(t.startswith("Fire ") and t.endswith("? yes") for t in by_text):
+        unit = game.rules.units[frame.b["r"]]
+        answer = "yes" if unit.name in firers else "no"
+        return next(
+            a
+            for t, a in by_text.items()
+            if t.startswith(f"Fire {unit.title} at ") and t.endswith(f"? {answer}")
+        )
     return s.legal_actions()[0]
 
 
