@@ -242,29 +242,41 @@ class TableGame:
             self._apply_checked(nxt, chance.sample(nxt, self.seed))
             self.state = nxt
 
+    def _last_of(self, viewer: int | None) -> int | None:
+        """The index in the history of the viewer's last decision, if any."""
+        mine = [i for i, snap in enumerate(self.history) if viewer is None or snap.side == viewer]
+        return mine[-1] if mine else None
+
+    def undo_refusal(self, viewer: int | None) -> str | None:
+        """Why the viewer may not undo now (None: they may): against a bot or another
+        person, never past a roll (they have seen it), nor past the other person's
+        decisions. The page disables its Undo button with this reason."""
+        last = self._last_of(viewer)
+        if last is None:
+            return "there is no earlier decision of yours to go back to"
+        snap = self.history[last]
+        shared = self.seats.shared()
+        if (self.bots or shared) and snap.chance < self.chance_count:
+            against = "a bot" if self.bots else "another person"
+            return (
+                f"a die has been rolled since your last decision: against {against}, "
+                "undo stops at the dice"
+            )
+        if shared and any(s.side != snap.side for s in self.history[last:]):
+            return "the other side has decided since your last decision: undo stops there"
+        return None
+
     def undo(self, viewer: int | None, move: Any) -> None:
-        """Back to the viewer's previous decision: against a bot or another person, never
-        past a roll (they have seen it), nor past the other person's decisions."""
+        """Back to the viewer's previous decision, unless `undo_refusal` says why not."""
         with self._turn():
             self._check_move(move)
-            mine = [
-                i for i, snap in enumerate(self.history) if viewer is None or snap.side == viewer
-            ]
-            if not mine:
-                raise TableError("there is no earlier decision of yours to go back to")
-            snap = self.history[mine[-1]]
-            shared = self.seats.shared()
-            if (self.bots or shared) and snap.chance < self.chance_count:
-                against = "a bot" if self.bots else "another person"
-                raise TableError(
-                    f"a die has been rolled since your last decision: against {against}, "
-                    "undo stops at the dice"
-                )
-            if shared and any(s.side != snap.side for s in self.history[mine[-1] :]):
-                raise TableError(
-                    "the other side has decided since your last decision: undo stops there"
-                )
-            del self.history[mine[-1] :]
+            reason = self.undo_refusal(viewer)
+            if reason is not None:
+                raise TableError(reason)
+            last = self._last_of(viewer)
+            assert last is not None  # undo_refusal says so otherwise
+            snap = self.history[last]
+            del self.history[last:]
             del self.log[snap.moves :]
             del self.account[snap.account :]
             self.chance_count = snap.chance

@@ -208,7 +208,13 @@ class Table:
             bot=tg.bot,
             scenario=tg.game.scenario.name if tg.game.scenario else None,
             waits_for_roll=tg.waits_for_roll(s),
-            can_undo=any(viewer is None or snap.side == viewer for snap in tg.history),
+            can_undo=tg.undo_refusal(viewer) is None,
+            # Why the page's buttons would be refused now (None: they would not).
+            refusals={
+                "undo": tg.undo_refusal(viewer),
+                "log": log_refusal(tg, viewer),
+                "replay": log_refusal(tg, viewer),
+            },
             invitations={sides[p].name: token for p, token in tg.seats.pending().items()},
             seed=tg.seed if s.is_terminal() else None,
         )
@@ -670,14 +676,18 @@ def _saved_seats(
     return (names[humans[0]] if humans else t.defaults["side"]), saved_seed, sorted(set(humans))
 
 
+def log_refusal(tg: TableGame, viewer: int | None) -> str | None:
+    """Why the log (and the replay) may not be shown to the viewer yet (None: it may)."""
+    if viewer is not None and not tg.state.is_terminal():
+        return "the log shows the other side's hidden moves: it opens when the game is over"
+    return None
+
+
 async def download_log(request: Request) -> Response:
     tg = game_of(request)
-    viewer = seat_of(request, tg, request.query_params.get("side"))
-    if viewer is not None and not tg.state.is_terminal():
-        raise TableError(
-            "the log records the other side's hidden choices: it can be downloaded when the "
-            "game is over"
-        )
+    reason = log_refusal(tg, seat_of(request, tg, request.query_params.get("side")))
+    if reason is not None:
+        raise TableError(reason)
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in tg.log_lines())
     return Response(
         text,
@@ -702,10 +712,9 @@ async def game_replay(request: Request) -> Response:
     player who holds every seat (the replay shows every side)."""
     tg = game_of(request)
     data = await body_of(request)
-    if seat_of(request, tg, data.get("side")) is not None and not tg.state.is_terminal():
-        raise TableError(
-            "the replay shows the other side's hidden moves: it opens when the game is over"
-        )
+    reason = log_refusal(tg, seat_of(request, tg, data.get("side")))
+    if reason is not None:
+        raise TableError(reason)
     return await _replay(table_of(request), tg.log_lines(), tg.origin)
 
 

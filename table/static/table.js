@@ -233,10 +233,13 @@ function render() {
   for (const line of view.account.slice(-300)) lines.append(el("li", {}, line));
   lines.scrollTop = lines.scrollHeight;
   const live = !!gameId && !replayId;
-  $("undo").disabled = !(live && view.can_undo);
+  // A button the server would refuse is disabled, its reason in its tooltip.
+  const refused = view.refusals || {};
+  for (const id of ["undo", "log", "replay"]) {
+    $(id).disabled = !live || !!refused[id];
+    $(id).title = live && refused[id] ? refused[id] : "";
+  }
   $("save").disabled = !live;
-  $("log").disabled = !live;
-  $("replay").disabled = !live;
 }
 
 function renderStatus() {
@@ -245,7 +248,8 @@ function renderStatus() {
   const turn = view.turn_label ? `Turn ${view.turn} (${view.turn_label})` : `Turn ${view.turn}`;
   s.append(el("div", {}, `${turn} of ${view.last_turn} — ${view.phase}`));
   let whose;
-  if (view.over) whose = view.over.winner ? `Game over: ${view.over.winner} wins (${view.over.level})` : "Game over: a draw";
+  const sideTitle = (name) => (battle.sides.find((x) => x.name === name) || { title: name }).title;
+  if (view.over) whose = view.over.winner ? `Game over: the ${sideTitle(view.over.winner)} wins a ${view.over.level} victory` : "Game over: a draw";
   else if (view.to_move === "chance") whose = view.waits_for_roll ? "A die is to be rolled" : "Chance";
   else whose = `${view.to_move_title} to decide`;
   s.append(el("div", { class: "whose", id: "whose" }, whose));

@@ -121,10 +121,13 @@ def test_play_lees_advance_as_the_american_player(server, page):
     decide(page, page.locator("#rollbutton"))
     assert any("Close Combat Table: rolled" in line for line in account(page))
 
-    # The log is the other side's secret until the game is over.
-    page.click("#log")
-    page.wait_for_selector("#reason .error")
-    assert "when the game is over" in page.text_content("#reason")
+    # The log is the other side's secret until the game is over: the buttons the server
+    # would refuse are disabled, with the reason; Undo too, once a die has been rolled.
+    for button in ("#log", "#replay"):
+        assert page.is_disabled(button)
+        assert "when the game is over" in page.get_attribute(button, "title")
+    assert page.is_disabled("#undo")
+    assert "undo stops at the dice" in page.get_attribute("#undo", "title")
 
     # Save, reload the page (the game comes back), load the save.
     pilot.play_until(page, lambda p: p.locator("#decision button").count() > 0)

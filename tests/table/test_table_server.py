@@ -199,6 +199,11 @@ def test_undo_goes_back_to_ones_own_decision_not_past_a_roll(client, monmouth_ta
         ).json()
     r = client.post(f"/api/games/{gid}/undo", json={"side": "american", "move": view["move"]})
     assert r.status_code == 409 and "die has been rolled" in r.json()["error"]
+    # The view says so beforehand: the page disables Undo with the reason.
+    refused = client.get(f"/api/games/{gid}?side=american").json()["refusals"]
+    assert "die has been rolled" in refused["undo"] and not view["can_undo"]
+    assert "when the game is over" in refused["log"]
+    assert refused["replay"] == refused["log"]
 
 
 def test_save_and_load_resume_the_same_position(client, monmouth_table):
