@@ -64,6 +64,18 @@ SAME_GAMES = {
     "e9ee397dddf477427448ae5b2a37bec6bd48b96217edb3fdbcc628297834f62a": (
         "823034558fa1a2e644c1695a701dc0df3143a2ced2a1732bed86542484658cbf"
     ),
+    # Monmouth and Newtown: the rerun of issue 27 (made at 40cd904) and the words of
+    # 6 and 7 December (6dc8c8a chits, cards and bags by their titles; 3ed0def fire and
+    # morale results said; 89df90e an ask's question showing values) add only account
+    # lines and prompts; the first four games of every scenario's run played at 89df90e
+    # are the journal's, record for record (winner, level, deciding message, values
+    # turn by turn).
+    "04316e1394709a2191c0799c9f402c9f9a26ab8844b164c4b3bc19325aab3cc5": (
+        "4051ac893fea267095ee055fa56b812f914ba12582145cfd4108434be9d1c835"
+    ),
+    "cf5461e41ceed8d514d9ae3175cbe6ca853701d427bccc19d3d25fade0831a86": (
+        "7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e"
+    ),
 }
 
 
@@ -91,25 +103,39 @@ Combat and Fire Tables, the TEC's costs and DRMs, the tactics matrix. A
 scenario a bot wins 90 % of the time may be one whose provisional table
 favours the attacker, or one the bot plays badly from one side.
 
-What the runs suggest. Every scenario has been played 400 times, on a
-shared 2-core machine (Monmouth's campaign game, 2,340 actions a game, took
-112 minutes of both cores). Every one leans to one side, five of them hard.
-In Monmouth the British win the Holding Action 394 of 400 (by both ends of
-the West Morass bridge, Washington captured or Perrine Ridge, 6.28), Lee's
-Advance 374 of 400 (316 of them by Overlook Hill, 6.19), Washington's Stand
-328 of 400 (mostly by the American army wavering) and the campaign game 344
-of 400, 306 of them a substantial victory by the American army's morale
-falling to 0 (series 16.3; the table's "The game ends at once"), with the
-Americans winning 48 (36 by the British army's); in Newtown's historical
-scenario the Indians win 388 of 400, nearly all by the marginal victory 2.4
-gives them whenever the Americans fall short of a 9 VP lead, a lead the
-provisional Fire and Close Combat Tables make hard to reach, and the Indians
-win Newtown's campaign game 314 of 400, all by that marginal victory (the
-Americans 86, 20 of them by destroying every Newtown hex, 2.2). Each is a
-finding to check against the printed charts and a human player before it is
-believed, and a one-sided result may be the bot's (it does not plan a
-defence of the hexes the enemy makes for) as much as the scenario's. A table
-made under earlier rules says so under it.
+What the runs suggest. Every scenario has been played 400 times with the
+rules of 6 December (issue 27's fixes in), on one core of a shared 2-core
+machine: 99 minutes in all, Monmouth's campaign game (2,334 actions a game)
+34 of them. Every one leans to one side, five of them hard. In Monmouth the
+British win the Holding Action 394 of 400 (by both ends of the West Morass
+bridge 140, Washington captured 132, Perrine Ridge 88; 6.28), Lee's Advance
+370 (312 by Overlook Hill, 6.19), Washington's Stand 330 (262 by the
+American army wavering; the Americans win 70, 52 by the British army's) and
+the campaign game 348, 314 of them a substantial victory by the American
+army's morale falling to 0 (series 16.3; "The game ends at once"), with the
+Americans winning 42 and 10 drawn. In Newtown's historical scenario the
+Indians win 390, all by the marginal victory 2.4 gives them whenever the
+Americans fall short of a 9 VP lead (a lead the provisional Fire and Close
+Combat Tables make hard to reach), and the campaign game 334, all by that
+marginal victory (the Americans 66: 32 marginal, 24 by destroying every
+Newtown hex, 2.2, and 10 by the Indian army's morale falling to 0).
+
+What changed with the fixes (the run before them, same seeds, in
+parentheses). Monmouth moved by no more than the intervals allow: the
+campaign game British 348 (344), Americans 42 (48); Lee's Advance 370 (374)
+and 22 (18); the Holding Action 394 and 2, as before; Washington's Stand 330
+(328) and 70 (72). Newtown's historical scenario: Indians 390 (388). The one
+change beyond a few games is Newtown's campaign game: the Americans win 66
+(86), their marginal victories 32 (54), their decisive ones 24 (20) — 16.5 %
+(95 % interval 13.2–20.5 %) against 21.5 % (17.8–25.8 %). The fixes that
+favour the Indians there are the likely cause: the breastwork now counts as
+fieldworks (13.5: an American assault on the Indian line gets the attacker's
+modifier and the defenders +1 on morale), and Indian units now move
+strategically on roads (3.5) and "may always move one hex" (9.1). Each
+share is a finding to check against the printed charts and a human player
+before it is believed, and a one-sided result may be the bot's (it does not
+plan a defence of the hexes the enemy makes for) as much as the scenario's.
+A table made under earlier rules says so under it.
 """
 
 
