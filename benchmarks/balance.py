@@ -93,7 +93,9 @@ What the shipped scenarios look like when the same heuristic bot
 so that any lean is the scenario's, not a bot's. Shares carry 95 % Wilson
 intervals. Made by one command (a long run; `nice` it on a shared machine):
 
-    nice .venv/bin/python benchmarks/balance.py --games 400 --jobs 2
+```sh no-run
+nice .venv/bin/python benchmarks/balance.py --games 400 --jobs 2
+```
 
 Read these tables as a designer's first look, not a verdict. They rest on
 the bot (a one-ply heuristic, `engine/bots/weights.py` and the battles'
@@ -186,7 +188,7 @@ def page() -> str:
                 f"have moved; `--only {battle}:{sc.name}` plays it again.*"
             )
             sections.append(
-                f"### {sc.title}\n\n```\n{table(report)}```\n\n{finding(report)} "
+                f"### {sc.title}\n\n```text\n{table(report)}```\n\n{finding(report)} "
                 f"({report['games']} games; the run that finished them took {minutes:.0f} min.)"
                 f"{stale}\n\n"
                 f"![outcomes](balance/{stem}_outcomes.png)\n"
