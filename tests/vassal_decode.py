@@ -22,6 +22,7 @@ TRAIT_FIELDS = {
     "report": 6,
     "prototype": 1,
     "obs": 11,
+    "restrict": 4,
 }
 
 

@@ -681,3 +681,16 @@ def test_the_real_vassal_opens_every_scenario_as_the_rules_set_it_up(modules, ba
     rt = tmp_path / "roundtrip"
     rt.mkdir()
     vassal_until(not_identical, "roundtrip", str(path), str(rt))
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_a_sides_counters_answer_only_that_side(modules, battle):
+    """Each side's counter prototype begins with VASSAL's Restricted Access for that side:
+    another side's player can neither move its counters nor give them a command."""
+    rules, vmod = modules[battle]
+    root = ET.fromstring(buildfile(vmod))
+    protos = {e.get("name"): e.text for e in root.iter("VASSAL.build.module.PrototypeDefinition")}
+    for side in rules.sides:
+        outer = decode_piece(protos[f"{side.name} counter"]).traits[0]
+        assert outer.id == "restrict" and outer.fields[:3] == [text(side.title), "false", "true"]
+    assert not any(t.id == "restrict" for t in decode_piece(protos["marker"]).traits)

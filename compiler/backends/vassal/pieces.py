@@ -33,6 +33,7 @@ from compiler.backends.vassal.traits import (
     Properties,
     Prototype,
     Report,
+    Restricted,
     SendTo,
     Trait,
     suffix,
@@ -182,6 +183,7 @@ def counter_prototype(
     for st in states:
         keys += [st.activate] + ([st.increase] if st.increase else [])
     return (
+        Restricted((text(side.title),)),
         Report(tuple(keys), REPORT),
         MarkMoved(MOVED_ICON),
         SendTo("Eliminate", ELIMINATE, TRACKS_MAP, TRACKS_BOARD, *elim),

@@ -258,7 +258,33 @@ class Mask:
         return sequence((self.masked_by, ""), ";")
 
 
-Trait = BasicPiece | Layer | MarkMoved | Delete | SendTo | Report | Prototype | Properties | Mask
+@dataclass(frozen=True, slots=True)
+class Restricted:
+    """`restrict`: only a player of one of `sides` may move the piece or give it a
+    command (VASSAL's Restricted Access; the type is sides, by player, movement too,
+    description)."""
+
+    sides: tuple[str, ...]
+
+    def type(self) -> str:
+        return "restrict;" + sequence((sequence(self.sides, ","), False, True, ""), ";")
+
+    def state(self) -> str:
+        return ""
+
+
+Trait = (
+    BasicPiece
+    | Layer
+    | MarkMoved
+    | Delete
+    | SendTo
+    | Report
+    | Prototype
+    | Properties
+    | Mask
+    | Restricted
+)
 
 
 def piece_type(traits: tuple[Trait, ...]) -> str:
