@@ -201,6 +201,7 @@ class Table:
         s = tg.state
         out = view(s, self.markers, viewer, list(tg.account))
         sides = tg.game.rules.sides
+        undo, log = tg.undo_refusal(viewer), log_refusal(tg, viewer)
         out.update(
             game=tg.id,
             seat=side or "both",
@@ -208,13 +209,9 @@ class Table:
             bot=tg.bot,
             scenario=tg.game.scenario.name if tg.game.scenario else None,
             waits_for_roll=tg.waits_for_roll(s),
-            can_undo=tg.undo_refusal(viewer) is None,
+            can_undo=undo is None,
             # Why the page's buttons would be refused now (None: they would not).
-            refusals={
-                "undo": tg.undo_refusal(viewer),
-                "log": log_refusal(tg, viewer),
-                "replay": log_refusal(tg, viewer),
-            },
+            refusals={"undo": undo, "log": log, "replay": log},
             invitations={sides[p].name: token for p, token in tg.seats.pending().items()},
             seed=tg.seed if s.is_terminal() else None,
         )
