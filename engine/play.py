@@ -423,9 +423,18 @@ class Certified:
     finished: bool
 
 
-def certify(game: Game, log: Log) -> Certified:
+def certify(
+    game: Game,
+    log: Log,
+    on_move: Callable[[State, dict[str, Any], list[str]], None] | None = None,
+) -> Certified:
     """Replay `log` in `game`, checking every line; raises `ReplayError` at the
-    first line that does not follow (naming its file line and move)."""
+    first line that does not follow (naming its file line and move).
+
+    `on_move` sees each position as the replay reaches it, with the account of
+    how it got there: the start (with `{}` for its line), then after each move
+    its line (what a `.vlog` of the game is written from).
+    """
     if log.header["rules_hash"] != game.rules_hash:
         raise ReplayError(
             f"{log.path}:1: the log was written with other rules or charts "
@@ -438,7 +447,9 @@ def certify(game: Game, log: Log) -> Certified:
         )
     seed = log.header["seed"]
     s = game.new_initial_state()
-    s.take_messages()
+    messages = s.take_messages()
+    if on_move is not None:
+        on_move(s, {}, messages)
     sources = {SEEDED: 0, PHYSICAL: 0}
     for m, n in zip(log.moves, log.lines, strict=False):
         where = f"{log.path}:{n}: move {_short(m['move'])}"
@@ -449,7 +460,9 @@ def certify(game: Game, log: Log) -> Certified:
             _check_decision(s, m, where)
         _check_action(s, m, where)
         s.apply_action(m["action"])
-        s.take_messages()
+        messages = s.take_messages()
+        if on_move is not None:
+            on_move(s, m, messages)
     if log.end is not None:
         _check_end(log, s)
     finished = log.end is not None
