@@ -5,8 +5,8 @@ this way (FORMAT.md, "SequenceEncoder"): a delimiter inside a value gets one
 backslash in front, backslashes already there are left alone, and a value
 that starts with a backslash or is wrapped in single quotes gets single
 quotes around it. VASSAL's decoder reads a backslash before a delimiter as an
-escape, so a value that *ends* in a backslash cannot be carried: `text()`
-makes designer text safe before it is encoded.
+escape, so a value that *ends* in a backslash cannot be carried, nor a tab in
+a counter's name: `text()` makes designer text safe before it is encoded.
 """
 
 from __future__ import annotations
@@ -39,5 +39,8 @@ def as_text(value: object) -> str:
 
 
 def text(value: str) -> str:
-    """Designer text as VASSAL can carry it: a trailing backslash gets a space after it."""
+    """Designer text as VASSAL can carry it: a trailing backslash gets a space after it,
+    and a tab is a space. (VASSAL reads a piece's innermost trait, its BasicPiece, by
+    splitting what is left at tabs once more: a tab in a counter's name would end it.)"""
+    value = value.replace("\t", " ")
     return value + " " if value.endswith("\\") else value
