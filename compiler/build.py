@@ -216,8 +216,14 @@ class _PackageData(importlib.abc.Loader):
 
 def load_game(arg: str | Path, params: dict | None = None) -> Game:
     """A `Game` of a ruleset, compiled fresh from its rule files."""
+    return load_rules_and_game(arg, params)[1]
+
+
+def load_rules_and_game(arg: str | Path, params: dict | None = None) -> tuple[ir.Ruleset, Game]:
+    """The checked rules and a `Game` of them, compiled once: for what needs both (a
+    VASSAL log of a replayed game is written from the IR and played by the engine)."""
     rules, _sources = compile_ruleset(arg)
-    return with_local_charts(load_generated(generate(rules), rules.name), params)
+    return rules, with_local_charts(load_generated(generate(rules), rules.name), params)
 
 
 def with_local_charts(pkg: types.ModuleType, params: dict | None = None) -> Game:

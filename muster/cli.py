@@ -256,6 +256,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--partial", action="store_true", help="replay a game in progress (no end line yet)"
     )
+    r.add_argument(
+        "--vassal",
+        metavar="FILE.vlog",
+        help="also write the game as a VASSAL log, to step through in the battle's module",
+    )
     r.set_defaults(func="muster.replay:cmd_replay")
     return p
 

@@ -1,10 +1,12 @@
-"""Files a user names on the command line, read with a limit and a clear refusal."""
+"""Files a user names on the command line: read with a limit and a clear refusal, written whole."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from engine.errors import BadInput
@@ -43,3 +45,23 @@ def user_json(path: str, what: str) -> Any:
         raise BadInput(f"{path}: the {what} is not JSON (nested too deeply)") from e
     except ValueError as e:  # a number of thousands of digits
         raise BadInput(f"{path}: the {what} is not JSON ({e})"[:200]) from e
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write a file the user named whole or not at all: into a hidden file beside
+    it (`.NAME.…`), renamed into place once every byte is written."""
+    fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(staged, 0o666 & ~_umask())  # as `open` would make it, not mkstemp's 0600
+        os.replace(staged, path)
+    except BaseException:
+        Path(staged).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
