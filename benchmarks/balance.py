@@ -76,6 +76,16 @@ SAME_GAMES = {
     "cf5461e41ceed8d514d9ae3175cbe6ca853701d427bccc19d3d25fade0831a86": (
         "7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e"
     ),
+    # Monmouth and Newtown, 7 December: table results said in words (a brigade by its
+    # title, "No Movement (NM)"); the generated rules differ only by the brigades'
+    # titles in `sources`, which the engine reads for words alone (engine/describe.py,
+    # engine/explain.py, engine/tables.py), never to decide or to choose.
+    "4051ac893fea267095ee055fa56b812f914ba12582145cfd4108434be9d1c835": (
+        "ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7"
+    ),
+    "7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e": (
+        "da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9"
+    ),
 }
 
 

@@ -69,19 +69,38 @@ def words(name: str) -> str:
 
 
 def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
-    """A cell as the printed table shows it: its parts joined by "/"."""
-    return "/".join(
-        _part_text(s, kind, value) for kind, value in zip(spec.kinds, cell, strict=True)
-    )
+    """A cell in words, as a player says the result: each result by its title and code
+    ("No Movement (NM)"), a declared name by its title ("Durkee's Detachment"); the
+    parts of a cell of results each named ("attacker Retreat (R), defender …"), those
+    of a cell of names listed ("Maxwell and Scott"); "no effect" for an empty cell."""
+    said = [
+        (part, _part_text(s, kind, value))
+        for part, kind, value in zip(spec.parts, spec.kinds, cell, strict=True)
+    ]
+    shown = [(part, text) for part, text in said if text]
+    if not shown:
+        return "no effect"
+    if len(said) == 1 or ("code" not in spec.kinds and len(set(spec.kinds)) == 1):
+        return " and ".join(text for _part, text in shown)
+    return ", ".join(f"{words(part)} {text}" for part, text in shown)
 
 
 def _part_text(s: State, kind: str, value: Any) -> str:
-    """One part of a cell: "-" for none, a result by its code, else its words."""
-    if value is None or (value == -1 and kind == "code"):
-        return "-"
+    """One part of a cell in words; "" for none."""
+    if value is None or (value == -1 and kind == "code") or value == "-":
+        return ""
     if kind == "code":
-        return s.game.rules.results[value].code
-    return words(str(value))
+        result = s.game.rules.results[value]
+        if result.code == "-":  # the printed table's blank: no effect
+            return ""
+        return f"{result.title} ({result.code})" if result.title != result.code else result.code
+    if kind == "number":
+        return str(value)
+    source = s.game.rules.sources.get(f"{kind}:{value}")
+    if source:
+        return source[0]
+    unit = next((u for u in s.game.rules.units if u.name == value), None)
+    return unit.title if unit is not None else words(str(value))
 
 
 def read_cell(s: State, spec: TableSpec, row: int, column: int) -> tuple[Any, ...]:

@@ -1425,6 +1425,7 @@ def _declarations(r: ir.Ruleset) -> Iterator[tuple[str, str, ir.Prov]]:
         ("modifiers", r.modifiers),
         ("marker", _named_in_play(r)),
         ("bag", r.bags),
+        ("brigade", r.brigades),
     ):
         for x in items:
             yield f"{kind}:{x.name}", x.title, x.prov

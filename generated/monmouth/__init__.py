@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '4051ac893fea267095ee055fa56b812f914ba12582145cfd4108434be9d1c835'
+RULES_HASH = 'ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

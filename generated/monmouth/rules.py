@@ -3635,6 +3635,13 @@ RULES = Rules(
             objectives=((318, 0, 1.0), (683, 1, 1.0), (548, 1, 1.0))),
     ),
     sources={
+        'brigade:advanced_corps_artillery': ('Artillery of the Advanced Corps', '§ monmouth 4.61', ''),
+        'brigade:durkees_detachment': ("Durkee's Detachment", '§ monmouth 4.61', ''),
+        'brigade:graysons_detachment': ("Grayson's Detachment", '§ monmouth 4.61', ''),
+        'brigade:jacksons_detachment': ("Jackson's Detachment", '§ monmouth 4.61', ''),
+        'brigade:maxwell': ("Maxwell's New Jersey Brigade", '§ monmouth 4.61', ''),
+        'brigade:morgans_detachment': ("Morgan's Detachment", '§ monmouth 4.11', ''), 'brigade:scott': ("Scott's Detachment", '§ monmouth 4.61', ''),
+        'brigade:waynes_detachment': ("Wayne's Detachment", '§ monmouth 4.61', ''),
         'choose:bring_on_a_reinforcement:enter:h': ('Where the unit may enter', '§ monmouth 4.1', ''),
         'choose:bring_on_a_reinforcement:enter:u': ('Reinforcements that may still enter this movement', '§ monmouth III, 4.1', ''),
         'choose:close_combat:lead_units:attacker_lead': ('Attacking units that may lead', '§ series 12.23', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e'
+RULES_HASH = 'da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -59,7 +59,7 @@ def test_the_game_plays_by_the_local_table(tmp_path):
         play_game(local, ["random", "random"], seed, lambda _s, _m, said: messages.extend(said))
         rolls = [m for m in messages if m.startswith("Combat Results Table")]
         if rolls:
-            assert all(m.endswith("→ -/1.") for m in rolls), rolls
+            assert all(m.endswith("→ defender Step loss (1).") for m in rolls), rolls
             return
     raise AssertionError("no close combat in 20 games")
 
