@@ -448,6 +448,51 @@ def why_not_combat(s: State, action: int) -> Reason | None:
     )
 
 
+def why_not_attacked(s: State, h: int) -> Reason | None:
+    """Why no close combat against hex h can be designated now (None: one can, a legal
+    designation attacks it): no designation under way, nothing there to attack, no unit
+    of the side next to it, or the rule that keeps those next to it from attacking."""
+    if not _designating(s):
+        return _nothing_designated(s)
+    space = s.game.actions
+    legal = [a for a in s.legal_actions() if space.kind_of(a) == "designate"]
+    if any(h in _designated_hexes(s, a)[1] for a in legal):
+        return None
+    frame = s.stack[-1]
+    side = frame.b["side"]
+    step = offering_step(s)
+    attacked = {u for c in s.combats for u in c.defenders}
+    refused = _defence_refusal(s, side, h, attacked, step)
+    if refused is not None:
+        return refused
+    committed = {u for c in s.combats for u in c.attackers}
+    units = s.game.rules.units
+    around = [n for n in s.game.rules.board.neighbors[h] if n >= 0]
+    beside = [n for n in around if any(units[u].side == side for u in units_in(s, n))]
+    for n in beside:
+        refused = _attack_refusal(s, frame, side, n, committed, step)
+        if refused is not None:
+            return refused
+    if not beside:
+        where, whose = hex_label(s, h), side_name(s, side)
+        text = f"No unit of {whose} is next to {where}: units attack the hexes beside them."
+        return Reason(text, *_parts(step))
+    return Reason(
+        f"No designation against {hex_label(s, h)} leaves every unit that must attack, and every "
+        "enemy unit that must be attacked, a combat to join.",
+        *_parts(step),
+    )
+
+
+def _nothing_designated(s: State) -> Reason:
+    if s.is_terminal():
+        return Reason("The game is over.")
+    return Reason(
+        f"No close combat is designated now: the decision is {current_node(s).prompt!r}.",
+        *_parts(offering_step(s)),
+    )
+
+
 def _designated_hexes(s: State, action: int) -> tuple[list[int], list[int]]:
     """The attackers' and the defenders' hexes of a designation: the centre hex
     and the hexes of the ring around it its mask picks (-1: off the map), the

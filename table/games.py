@@ -22,8 +22,10 @@ from typing import Any
 
 from engine import chance, explain
 from engine.bots import make_bot
+from engine.describe import unit_name as describe_unit
 from engine.game import Game
 from engine.interpreter import RulesError
+from engine.move_paths import MovePath, cheapest_paths, why_out_of_reach
 from engine.play import LOG_FORMAT, SEEDED, chained, ending
 from engine.save import to_json
 from engine.state import State
@@ -79,6 +81,8 @@ class TableGame:
     origin: State | None = None
     seats: Seats = field(default_factory=Seats)
     used: float = 0.0  # when a request last asked for it (the table frees idle games)
+    # The last search of a unit's moves: the state it was made in, the unit, the paths.
+    _paths: tuple[State, int, dict[int, MovePath]] | None = None
 
     def __post_init__(self) -> None:
         self.bots = {
@@ -214,6 +218,64 @@ class TableGame:
             )
             nxt = s.clone()
             self._apply_checked(nxt, action)
+            self.state = nxt
+
+    def paths(self, viewer: int | None, unit: int) -> dict[int, MovePath]:
+        """Where the viewer's unit can go now in one move, the cheapest way (searched on a
+        copy: the game's state is shared with readers)."""
+        self._deciding(viewer)
+        if not 0 <= unit < len(self.game.rules.units):
+            raise TableError(f"no unit {unit}", 400)
+        return self._paths_of(self.state, unit)
+
+    def _paths_of(self, s: State, unit: int) -> dict[int, MovePath]:
+        """`cheapest_paths`, searched once a position and unit (a search takes tenths of a
+        second; the page asks on every click and the explanations on every pointing)."""
+        kept = self._paths
+        if kept is None or kept[0] is not s or kept[1] != unit:
+            kept = self._paths = (s, unit, cheapest_paths(s.clone(), unit))
+        return kept[2]
+
+    def why_not_reach(self, unit: int, hex_: int) -> explain.Reason | None:
+        """Why the unit cannot get to the hex in this move, or None: the rule that stops it
+        one hex short (a unit not moving now: why it does not)."""
+        s = self.state
+        return why_out_of_reach(s, unit, hex_, self._paths_of(s, unit))
+
+    def move_to(self, viewer: int | None, move: Any, unit: Any, hex_: int) -> None:
+        """A person's one-click move: the unit takes the cheapest legal path to the hex,
+        each step an action of the log; undo takes back the whole move."""
+        with self._turn():
+            self._check_move(move)
+            player = self._deciding(viewer)
+            s = self.state
+            if not isinstance(unit, int) or isinstance(unit, bool):
+                raise TableError("'unit' must be an integer unit id", 400)
+            if not 0 <= unit < len(s.game.rules.units):
+                raise TableError(f"no unit {unit}", 400)
+            path = self._paths_of(s, unit).get(hex_)
+            if path is None:
+                reason = self.why_not_reach(unit, hex_)
+                where = s.game.rules.board.labels[hex_]
+                text = str(reason) if reason else f"it cannot reach {where} in this move"
+                raise TableError(
+                    f"{describe_unit(s, unit)} cannot move to {where}: {text}",
+                    reason=reason
+                    and {"text": reason.text, "title": reason.title, "cite": reason.cite},
+                )
+            self.history.append(
+                Snapshot(s.clone(), player, len(self.log), len(self.account), self.chance_count)
+            )
+            moves, account, chances = len(self.log), len(self.account), self.chance_count
+            nxt = s.clone()
+            try:
+                for action in path.steps:
+                    self._apply_checked(nxt, action)
+            except TableError:
+                del self.log[moves:]
+                del self.account[account:]
+                self.chance_count = chances
+                raise
             self.state = nxt
 
     def _deciding(self, viewer: int | None) -> int:

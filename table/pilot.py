@@ -125,8 +125,9 @@ def over(page: Page) -> bool:
 
 def default_decision(page: Page) -> None:
     """One decision as a quick player makes it: roll a waiting die; pass where passing is
-    offered; else the first button; else (only steps on the map are offered: "the unit must
-    move on") the first lit hex of the first unit that may move."""
+    offered; else the first button; else the first hex lit for a choice on the map (a
+    set-up's hexes); else (only steps on the map are offered: "the unit must move on")
+    the first lit hex of the first unit that may move."""
     if page.locator("#rollbutton").count():
         decide(page, page.locator("#rollbutton"))
         return
@@ -136,6 +137,12 @@ def default_decision(page: Page) -> None:
         decide(page, passes.first)
     elif buttons.count():
         decide(page, buttons.first)
+    elif page.locator(".target.choice").count():
+        move = move_number(page)
+        hex_label = page.locator(".target.choice").first.get_attribute("data-hex")
+        show_hex(page, hex_label)
+        click_hex(page, hex_label)
+        page.wait_for_function("m => view && view.move !== m", arg=move)
     else:
         choose_unit(page, int(page.evaluate("Object.keys(view.decision.moves)[0]")))
         decide(page, page.locator(".target:not(.combat)").first)
@@ -181,7 +188,8 @@ def click_counter(page: Page, unit: int) -> None:
 
 
 def choose_unit(page: Page, unit: int) -> None:
-    """Click a unit's counter: its lit hexes (with their MP costs) appear."""
+    """Click a unit's counter: the hexes it can reach in this move light up, with their MP
+    costs (once the server has found the ways there)."""
     if page.evaluate("u => chosen !== u", unit):  # a second click would put it down
         other = page.evaluate("chosen")
         if other >= 0:  # put the chosen unit down first: a click on a hex it may enter moves it
@@ -189,6 +197,28 @@ def choose_unit(page: Page, unit: int) -> None:
             page.wait_for_function("chosen === -1")
         click_counter(page, unit)
     page.wait_for_function("u => chosen === u", arg=unit)
+    page.wait_for_function("u => reach && reach.unit === u && reach.move === view.move", arg=unit)
+
+
+def out_of_reach(page: Page, unit: int, hex_label: str) -> str:
+    """An empty hex on the screen that the chosen unit cannot reach in this move: two
+    rings beyond its farthest destination."""
+    farthest = page.evaluate("() => Math.max(0, ...reach.paths.map((p) => p.hexes.length))")
+    lit = set(page.evaluate("() => reach.paths.map((p) => p.hex)"))
+    return next(h for h in empty_hexes(page, hex_label, farthest + 2) if h not in lit)
+
+
+def farthest_destination(page: Page) -> dict:
+    """The chosen unit's destination the most steps away (its path and MP cost)."""
+    return page.evaluate(
+        "() => reach.paths.reduce((a, b) => (b.hexes.length > a.hexes.length ? b : a))"
+    )
+
+
+def point_at_destination(page: Page, hex_label: str) -> None:
+    """Rest the pointer on a lit destination: the page draws the way there."""
+    show_hex(page, hex_label)
+    page.locator(f'.target:not(.combat)[data-hex="{hex_label}"]').hover(force=True)
 
 
 def movers(page: Page) -> list[dict]:

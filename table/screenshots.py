@@ -125,9 +125,10 @@ def _account_shows(words: str) -> Callable[[Page], bool]:
 
 
 def _results_and_refusal(page: Page, table: Table, url: str, out: Path) -> list[Path]:
-    """Lee's Advance against the bot, played on the page: a fire result in the account
-    (hit or miss, and the number needed), a Morale Check (passed or failed, and the
-    number needed), and a move the rules refuse, with the rule that refuses it."""
+    """Lee's Advance against the bot, played on the page: a move the rules refuse, with
+    the rule that refuses it; a unit's whole move lit, the way to its farthest hex drawn;
+    a fire result in the account (hit or miss, and the number needed), and a Morale
+    Check (passed or failed, and the number needed)."""
     tg = table.make_game("lees_advance", "american", table.defaults["bot"], 1)
     tg.run_on()
     open_game(page, url, table.take_seats(tg, "american"))
@@ -135,9 +136,13 @@ def _results_and_refusal(page: Page, table: Table, url: str, out: Path) -> list[
         raise RuntimeError("no American movement phase came in Lee's Advance")
     unit = pilot.movers(page)[0]
     pilot.choose_unit(page, unit["unit"])
-    pilot.click_hex(page, pilot.empty_hexes(page, unit["hex"], 2)[0])
+    pilot.click_hex(page, pilot.out_of_reach(page, unit["unit"], unit["hex"]))
     page.wait_for_selector("#reason-text")
     shots = [out / "monmouth-refusal.png"]
+    page.screenshot(path=str(shots[-1]))
+    pilot.point_at_destination(page, pilot.farthest_destination(page)["hex"])
+    page.wait_for_selector(".path-step")
+    shots.append(out / "monmouth-one-click-move.png")
     page.screenshot(path=str(shots[-1]))
     for words, name in (("Fire at", "fire"), ("Morale Check:", "morale")):
         if not pilot.play_until(page, _account_shows(words), limit=2000):

@@ -388,6 +388,41 @@ async def act(request: Request) -> Response:
     return JSONResponse(table_of(request).view_of(tg, side))
 
 
+async def paths(request: Request) -> Response:
+    """Where a unit of the viewer's can go now in one move: each hex with the cheapest
+    path there and its MP, for the page to light and draw before the click."""
+    tg = game_of(request)
+    data = await body_of(request)
+    viewer = seat_of(request, tg, data.get("side"))
+    u = _int(data, "unit")
+    found = await asyncio.to_thread(tg.paths, viewer, u)
+    labels = tg.game.rules.board.labels
+    return JSONResponse(
+        {
+            "unit": u,
+            "move": tg.state.move_number,
+            "paths": [
+                {"hex": labels[h], "cost": p.cost, "hexes": [labels[x] for x in p.hexes]}
+                for h, p in sorted(found.items(), key=lambda hp: (hp[1].cost, labels[hp[0]]))
+            ],
+        }
+    )
+
+
+async def move_to(request: Request) -> Response:
+    """A one-click move: the unit goes the cheapest legal way to the hex, step by step."""
+    tg = game_of(request)
+    data = await body_of(request)
+    side = data.get("side")
+    viewer = seat_of(request, tg, side)
+    if "hex" not in data:
+        raise TableError("give 'unit' and 'hex'", 400)
+    h = _asked_hex(tg.game, data)
+    await asyncio.to_thread(tg.move_to, viewer, data.get("move"), data.get("unit"), h)
+    await asyncio.to_thread(tg.run_on)
+    return JSONResponse(table_of(request).view_of(tg, side))
+
+
 async def roll(request: Request) -> Response:
     tg = game_of(request)
     data = await body_of(request)
@@ -416,8 +451,10 @@ async def explain_action(request: Request) -> Response:
     h = _asked_hex(tg.game, data) if "hex" in data else None
     if "action" in data:
         reason = explain.why_not(s, _int(data, "action"))
-    elif u is not None and h is not None:  # may this unit step there?
-        reason = explain.why_not_move(s, u, h)
+    elif u is not None and h is not None:  # may this unit get there in this move?
+        reason = await asyncio.to_thread(tg.why_not_reach, u, h)
+    elif h is not None and data.get("attack") is True:  # a close combat against this hex
+        reason = _why_not_attacked(s, h, viewer)
     elif h is not None:  # this hex, for a choice of hexes
         reason = explain.why_not(s, space.hex(h))
     elif u is not None:  # this unit, for a choice of units
@@ -427,6 +464,18 @@ async def explain_action(request: Request) -> Response:
     t = table_of(request)
     out = {"legal": reason is None, "reason": reason_json(reason)}
     return JSONResponse(Redactor(s, t.markers, viewer)(out))
+
+
+def _why_not_attacked(s: Any, h: int, viewer: int | None) -> explain.Reason | None:
+    """Why no close combat against hex h can be designated; about a hex holding units
+    the viewer may not examine, only that none can (the reason could tell what is there)."""
+    reason = explain.why_not_attacked(s, h)
+    hidden = set(s.concealed_from(viewer)) if viewer is not None else set()
+    if reason is not None and hidden and any(s.unit_hex[u] == h for u in hidden):
+        return explain.Reason(
+            f"No close combat against {s.game.rules.board.labels[h]} can be designated now."
+        )
+    return reason
 
 
 def _asked_unit(s: Any, data: dict[str, Any], viewer: int | None) -> int:
@@ -441,7 +490,7 @@ def _asked_unit(s: Any, data: dict[str, Any], viewer: int | None) -> int:
 
 def _asked_hex(game: Game, data: dict[str, Any]) -> int:
     """The hex a request names (by label)."""
-    if data["hex"] not in game.hex_by_label:
+    if not isinstance(data["hex"], str) or data["hex"] not in game.hex_by_label:
         raise TableError(f"no hex {data['hex']!r} on the map", 400)
     return game.hex_by_label[data["hex"]]
 
@@ -600,13 +649,15 @@ def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:
     if log_from is not None:
         with _not_a_save():
             tg.origin = from_json(tg.game, log_from)
-    _check_log(tg, log)
+    tg.account[:0] = _check_log(tg, log)
     tg.log = list(log)
 
 
-def _check_log(tg: TableGame, log: list[Any]) -> None:
-    """Refuse a kept log that does not lead from its start to the saved position."""
+def _check_log(tg: TableGame, log: list[Any]) -> list[str]:
+    """Refuse a kept log that does not lead from its start to the saved position; the
+    account of the game it plays (the loaded game keeps its account)."""
     s = tg.origin.clone() if tg.origin is not None else tg.game.new_initial_state()
+    account = s.take_messages()
     for i, line in enumerate(log):
         action = line.get("action") if isinstance(line, dict) else None
         if type(action) is not int or s.is_terminal() or action not in s.legal_actions():
@@ -614,8 +665,10 @@ def _check_log(tg: TableGame, log: list[Any]) -> None:
         if line != move_record(s, action):
             raise _bad_log(i, "not the move line the table writes for its action")
         s.apply_action(action)
+        account.extend(s.take_messages())
     if s.state_hash() != tg.state.state_hash():
         raise _bad_log(len(log), "the log does not lead to the saved position")
+    return account
 
 
 def _bad_log(i: int, reason: str) -> TableError:
@@ -840,6 +893,8 @@ def make_app(table: Table, hosts: Iterable[str]) -> Starlette:
         Route("/api/games/{gid}/replay", _handler(game_replay), methods=["POST"]),
         Route("/api/games/{gid}/act", _handler(act), methods=["POST"]),
         Route("/api/games/{gid}/roll", _handler(roll), methods=["POST"]),
+        Route("/api/games/{gid}/paths", _handler(paths), methods=["POST"]),
+        Route("/api/games/{gid}/move", _handler(move_to), methods=["POST"]),
         Route("/api/games/{gid}/undo", _handler(undo), methods=["POST"]),
         Route("/api/games/{gid}/explain", _handler(explain_action), methods=["POST"]),
         Route("/api/games/{gid}/save", _handler(save), methods=["POST"]),

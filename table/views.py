@@ -209,11 +209,14 @@ def roll_json(s: State) -> dict[str, Any] | None:
 
 
 def tracks(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per-side numbers as on the printed tracks: victory points, then the declared ones."""
+    """Per-side numbers as on the printed tracks: victory points, then each side's number
+    the rules announce (Army Morale 20 → 19) or a scenario starts at a value (the
+    VASSAL module's tracks too); the rules' own bookkeeping stays off the panel."""
     rules = s.game.rules
+    started = {variable for sc in rules.scenarios for variable, _index, _value in sc.values}
     out = [{"name": "vp", "title": "Victory Points", "values": seen["vars"]["vp"]}]
     for v in rules.variables:
-        if v.scope == "side" and v.type in ("int", "number"):
+        if v.scope == "side" and v.type in ("int", "number") and (v.announce or v.name in started):
             out.append({"name": v.name, "title": v.title, "values": seen["vars"][v.name]})
     return out
 

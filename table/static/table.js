@@ -18,6 +18,7 @@ let seat = null;
 let replayId = null;
 const INVITE = "+invite"; // the "against" choice of a second person, not a bot
 let chosen = -1; // the unit whose moves are shown
+let reach = null; // where the chosen unit can go in one move: /paths, for view.move
 let zoom = 1, panX = 0, panY = 0;
 const COUNTER = 40;
 
@@ -154,10 +155,16 @@ function drawMarks() {
   if (moves) {
     const st = view.units[battle.units[chosen].name];
     mark(st.hex, "selected-hex", "");
-    for (const m of moves) {
-      const d = mark(m.hex, "target", `${m.cost} MP`);
-      d.title = `${m.cost} MP (spent ${m.spent} of ${m.allowance})`;
-      d.addEventListener("click", (ev) => { ev.stopPropagation(); act(m.action); });
+    const spent = moves.length ? moves[0].spent : 0, allowance = moves.length ? moves[0].allowance : 0;
+    // One click on a destination moves the unit the cheapest legal way (each step an
+    // action of the log); the way is drawn while the pointer rests on the destination.
+    for (const p of destinations()) {
+      const d = mark(p.hex, "target", `${p.cost} MP`);
+      d.dataset.path = p.hexes.join(" ");
+      d.title = `${p.cost} MP by ${p.hexes.join(", ")} (spent ${spent} of ${allowance} before)`;
+      d.addEventListener("mouseenter", () => drawPath(p));
+      d.addEventListener("mouseleave", () => drawPath(null));
+      d.addEventListener("click", (ev) => { ev.stopPropagation(); moveTo(p.hex); });
     }
   }
   for (const a of view.decision.actions) {
@@ -170,16 +177,53 @@ function drawMarks() {
   }
 }
 
+function destinations() {
+  // The chosen unit's destinations: the whole move once /paths has answered for this
+  // position, its next steps until then.
+  if (reach && reach.unit === chosen && reach.move === view.move) return reach.paths;
+  return (view.decision.moves[chosen] || []).map((m) => ({ hex: m.hex, cost: m.cost, hexes: [m.hex] }));
+}
+
+function drawPath(p) {
+  for (const d of document.querySelectorAll(".path-step")) d.remove();
+  if (!p) return;
+  const r = battle.map.radius * 0.25;
+  for (const h of p.hexes.slice(0, -1)) {
+    const [x, y] = battle.map.centres[h];
+    const d = el("div", { class: "path-step", "data-hex": h });
+    Object.assign(d.style, { left: `${x - r}px`, top: `${y - r}px`, width: `${2 * r}px`, height: `${2 * r}px` });
+    $("marks").append(d);
+  }
+}
+
+function chooseUnit(i) {
+  chosen = chosen === i ? -1 : i;
+  $("reason").hidden = true;
+  render();
+  if (chosen >= 0) askReach(i);
+}
+
+async function askReach(i) {
+  if (!gameId || replayId) return;
+  const asked = view.move;
+  try {
+    const r = await api("POST", `/api/games/${gameId}/paths`, { side: seat, unit: i });
+    if (chosen === i && view.move === asked) { reach = r; drawMarks(); }
+  } catch (e) { showError(e); }
+}
+
+async function moveTo(label) {
+  try {
+    $("reason").hidden = true;
+    update(await api("POST", `/api/games/${gameId}/move`, { side: seat, move: view.move, unit: chosen, hex: label }));
+  } catch (e) { showError(e); }
+}
+
 function clickUnit(i, label) {
   // A lit hex holding a friendly counter: the click moves the chosen unit there.
-  const lit = i !== chosen && chosen >= 0 && view && view.decision && (view.decision.moves[chosen] || []).find((m) => m.hex === label);
-  if (lit) return act(lit.action);
-  if (view && view.decision && view.decision.moves[i]) {
-    chosen = chosen === i ? -1 : i;
-    $("reason").hidden = true;
-    render();
-    return;
-  }
+  const lit = i !== chosen && chosen >= 0 && view && view.decision && view.decision.moves[chosen] && destinations().find((p) => p.hex === label);
+  if (lit) return moveTo(label);
+  if (view && view.decision && view.decision.moves[i]) return chooseUnit(i);
   const pick = view && view.decision && view.decision.actions.find((a) => a.kind === "unit" && a.unit === i && !view.decision.moves[i]);
   if (pick) return act(pick.action);
   const hexPick = view && view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
@@ -187,6 +231,25 @@ function clickUnit(i, label) {
   if (chosen >= 0) return explainHex(label);
   if (view && view.decision && view.decision.actions.some((a) => a.kind === "unit")) return explainChoice({ unit: i });
   if (view && view.decision && view.decision.actions.some((a) => a.kind === "hex")) return explainChoice({ hex: label });
+  if (designating()) return explainAttack(label);
+}
+
+function designating() {
+  return !!(view && view.decision && view.decision.actions.some((a) => a.kind === "designate"));
+}
+
+async function explainAttack(label) {
+  // A click on a hex while close combats are designated: the designations that attack it,
+  // or the rule that keeps any from doing so.
+  const offered = view.decision.actions.filter((a) => a.kind === "designate" && a.defend.includes(label));
+  const box = $("reason");
+  if (offered.length) {
+    box.innerHTML = "";
+    box.hidden = false;
+    box.append(el("div", { id: "reason-text" }, `${label} can be attacked: ` + offered.map((a) => a.text).join("; ") + "."));
+    return;
+  }
+  await explainChoice({ hex: label, attack: true });
 }
 
 async function explainChoice(what) {
@@ -210,9 +273,10 @@ async function explainHex(label) {
     const box = $("reason");
     box.innerHTML = "";
     box.hidden = false;
-    if (r.legal) box.append(el("div", {}, `${battle.units[chosen].title} may enter ${label}.`));
+    if (r.legal) box.append(el("div", {}, `${battle.units[chosen].title} can get to ${label} in this move.`));
     else {
-      box.append(el("div", { id: "reason-text" }, `${label}: ${r.reason.text}`));
+      const text = r.reason.text.startsWith(label) ? r.reason.text : `${label}: ${r.reason.text}`;
+      box.append(el("div", { id: "reason-text" }, text));
       box.append(ruleLine(r.reason));
     }
   } catch (e) { showError(e); }
@@ -275,8 +339,10 @@ function renderDecision() {
   box.append(el("h3", {}, d.prompt));
   box.append(ruleLine(d.rule));
   const choices = el("div", { class: "choices" });
+  const onMap = d.actions.filter((a) => a.kind === "hex").length;
+  if (onMap) box.append(el("div", { id: "hexchoice" }, onMap === 1 ? "Click the lit hex on the map." : `Click one of the ${onMap} lit hexes on the map.`));
   for (const a of d.actions) {
-    if (a.kind === "step") continue; // on the map
+    if (a.kind === "step" || a.kind === "hex") continue; // on the map
     const label = d.yes_no ? (a.text.endsWith(" yes") ? "Yes" : "No") : a.text;
     const b = el("button", { "data-action": a.action, "data-kind": a.kind }, label);
     b.addEventListener("click", () => act(a.action));
@@ -399,6 +465,7 @@ function update(v) {
     if (!keep) chosen = -1;
   }
   render();
+  if (chosen >= 0 && !(reach && reach.unit === chosen && reach.move === view.move)) askReach(chosen);
 }
 
 async function act(action) {
@@ -491,16 +558,19 @@ function wire() {
   $("back").addEventListener("click", () => stepReplay(Math.max(0, view.step - 1)));
   $("fwd").addEventListener("click", () => stepReplay(Math.min(view.length, view.step + 1)));
   $("scrub").addEventListener("change", () => stepReplay(Number($("scrub").value)));
-  $("zoomin").addEventListener("click", () => { zoom *= 1.25; applyZoom(); });
-  $("zoomout").addEventListener("click", () => { zoom /= 1.25; applyZoom(); });
   const vp = $("viewport");
-  vp.addEventListener("wheel", (ev) => {
-    ev.preventDefault();
-    const f = ev.deltaY < 0 ? 1.15 : 1 / 1.15;
-    const r = vp.getBoundingClientRect();
-    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+  // Zoom keeps the point (mx, my) of the view where it is: the pointer for the wheel,
+  // the middle of the view for the buttons.
+  const zoomBy = (f, mx = vp.clientWidth / 2, my = vp.clientHeight / 2) => {
     panX = mx - (mx - panX) * f; panY = my - (my - panY) * f; zoom *= f;
     applyZoom();
+  };
+  $("zoomin").addEventListener("click", () => zoomBy(1.25));
+  $("zoomout").addEventListener("click", () => zoomBy(1 / 1.25));
+  vp.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = vp.getBoundingClientRect();
+    zoomBy(ev.deltaY < 0 ? 1.15 : 1 / 1.15, ev.clientX - r.left, ev.clientY - r.top);
   }, { passive: false });
   let hoverTimer = null, hovered = null;
   vp.addEventListener("mousemove", (ev) => {
@@ -509,7 +579,7 @@ function wire() {
     if (!label || label === hovered) return;
     hovered = label;
     clearTimeout(hoverTimer);
-    const lit = (view.decision.moves[chosen] || []).some((m) => m.hex === label);
+    const lit = view.decision.moves[chosen] && destinations().some((p) => p.hex === label);
     const here = view.units[battle.units[chosen].name].hex === label;
     if (!lit && !here) hoverTimer = setTimeout(() => explainHex(label), 250);
   });
@@ -532,6 +602,7 @@ function wire() {
     if (hexPick) act(hexPick.action);
     else if (chosen >= 0) explainHex(label);
     else if (view.decision && view.decision.actions.some((a) => a.kind === "hex")) explainChoice({ hex: label });
+    else if (designating()) explainAttack(label);
   });
 }
 

@@ -12,6 +12,7 @@ from engine import bots, chance, explain
 from engine.instructions import Choose
 from engine.play import Log, ReplayError, certify, play_game
 from engine.primitives.movement import Refused
+from engine.queries import units_in
 from engine.save import from_json
 from tests.conftest import RULESETS, hand_written_combat
 
@@ -177,3 +178,41 @@ def test_a_unit_not_among_the_choices_is_refused_by_the_define_that_lists_them(h
     assert f'"{reason.title}" {reason.cite}' in series  # a define's title and citation
     assert reason.text.startswith(f"{game.rules.units[other].title} is not among the choices")
     assert explain.why_not(s, legal[0]) is None
+
+
+def test_a_hex_no_close_combat_can_attack_is_explained(holding_action):
+    """At designations of a seeded game: a hex is explained away exactly when no legal
+    designation attacks it, and an enemy out of reach is refused for being out of reach."""
+    game = holding_action
+    s, rng = game.new_initial_state(), random.Random(3)
+    board, space = game.rules.board, game.actions
+    checked = far = 0
+    while not s.is_terminal() and checked < 3:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, 3))
+            continue
+        legal = s.legal_actions()
+        designations = [a for a in legal if space.kind_of(a) == "designate"]
+        if designations and explain._designating(s):
+            checked += 1
+            attackable = {h for a in designations for h in explain._designated_hexes(s, a)[1]}
+            side = s.stack[-1].b["side"]
+            for h in range(len(board.labels)):
+                reason = explain.why_not_attacked(s, h)
+                assert (reason is None) == (h in attackable), (board.labels[h], reason)
+                units = game.rules.units
+                enemy = any(
+                    units[u].side != side and units[u].kind == "unit" for u in units_in(s, h)
+                )
+                lonely = not any(
+                    game.rules.units[u].side == side
+                    for n in board.neighbors[h]
+                    if n >= 0
+                    for u in units_in(s, n)
+                )
+                if enemy and lonely:
+                    far += 1
+                    assert reason.text.startswith("No unit of ") and reason.cite, reason
+        moving = [a for a in legal if a != 0]
+        s.apply_action(rng.choice(moving) if moving and rng.random() < 0.9 else min(legal))
+    assert checked == 3 and far > 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.move_paths import cheapest_paths
 from engine.play import certify, read_log
 
 pytest.importorskip("starlette")
@@ -76,30 +77,46 @@ def test_play_lees_advance_as_the_american_player(server, page):
     assert pilot.play_until(page, pilot.in_movement)
     assert page.text_content("#whose") == "Continental Army to decide"
 
-    # Click the unit nearest the enemy: the hexes it may enter light up with their MP cost.
+    # Click the unit nearest the enemy: the hexes it can reach in this move light up with
+    # their MP cost — exactly the engine's, found by playing its legal steps.
     unit = next(m for m in pilot.movers(page) if m["enemy"] > 1.3)
     pilot.choose_unit(page, unit["unit"])
     targets = page.locator(".target:not(.combat)")
     assert targets.count() > 0
     assert all(t.endswith(" MP") for t in targets.all_text_contents())
-    assert all(" of " in t.get_attribute("title") for t in targets.all())
-    # Exactly the unit's legal steps, and no other hex.
     s = table.games[gid].state
-    board, space = s.game.rules.board, s.game.actions
-    legal = {
-        board.labels[board.neighbors[s.unit_hex[u]][d]]
-        for u, d in (space.decode_step(a) for a in s.legal_actions() if space.kind_of(a) == "step")
-        if u == unit["unit"]
-    }
-    assert {t.get_attribute("data-hex") for t in targets.all()} == legal
+    board = s.game.rules.board
+    reachable = {board.labels[h]: p for h, p in cheapest_paths(s.clone(), unit["unit"]).items()}
+    assert {t.get_attribute("data-hex") for t in targets.all()} == set(reachable)
+    assert all(
+        t.text_content() == f"{reachable[t.get_attribute('data-hex')].cost} MP"
+        for t in targets.all()
+    )
 
-    # Click the map two hexes away: the page says which rule refuses, with its citation.
-    far = pilot.empty_hexes(page, unit["hex"], 2)[0]
+    # Click the map beyond its reach: the page says which rule stops it, with its citation.
+    far = pilot.out_of_reach(page, unit["unit"], unit["hex"])
+    assert far not in reachable
     pilot.click_hex(page, far)
     page.wait_for_selector("#reason-text")
-    assert page.text_content("#reason-text").startswith(f"{far}: ")
-    assert "one hex at a time" in page.text_content("#reason-text")
-    assert "§ series 9" in page.text_content("#reason")
+    assert page.text_content("#reason-text").startswith(f"{far} is out of reach")
+    assert "§ " in page.text_content("#reason")
+
+    # Point at a destination some hexes away: its way is drawn; one click takes it there,
+    # each step an action of the log, told in the account.
+    dest = max(reachable, key=lambda h: (len(reachable[h].steps), h))
+    way = [board.labels[h] for h in reachable[dest].hexes]
+    assert len(way) >= 2
+    assert len(pilot.farthest_destination(page)["hexes"]) == len(way)
+    pilot.point_at_destination(page, dest)
+    mark = page.locator(f'.target:not(.combat)[data-hex="{dest}"]')
+    assert sorted(
+        page.locator(".path-step").evaluate_all("ds => ds.map((d) => d.dataset.hex)")
+    ) == sorted(way[:-1])
+    moves = len(table.games[gid].log)
+    decide(page, mark)
+    assert page.locator(f'.counter[data-unit="{unit["unit"]}"]').get_attribute("data-hex") == dest
+    assert len(table.games[gid].log) == moves + len(way)
+    assert [line.split(" → ")[-1].rstrip(".") for line in account(page)[-len(way) :]] == way
 
     # Move it, lit hex by lit hex, next to a British unit; pass the rest of the movement;
     # in the Close Combat Phase, designate the combat from its hex by its button.

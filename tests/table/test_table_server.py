@@ -167,14 +167,76 @@ def test_an_illegal_move_is_refused_with_the_rule_that_refuses_it(client):
         f"/api/games/{gid}/explain", json={"side": "american", "unit": mover, "hex": far}
     )
     reason = r.json()["reason"]
-    assert not r.json()["legal"] and "one hex at a time" in reason["text"]
-    assert reason["cite"].startswith("§ series 9")
+    assert not r.json()["legal"] and reason["text"].startswith(f"{far} is out of reach")
+    assert reason["cite"].startswith("§ ")
     ok = view["decision"]["moves"][str(mover)][0]["hex"]
     r = client.post(
         f"/api/games/{gid}/explain", json={"side": "american", "unit": mover, "hex": ok}
     )
     assert r.json() == {"legal": True, "reason": None}
     assert units  # the battle lists its units by index, as the view's moves use
+
+
+def test_one_click_moves_a_unit_the_cheapest_legal_way_step_by_step(client, monmouth_table):
+    gid, view = _new(client)
+    tg = monmouth_table.games[gid]
+    battle = client.get("/api/battle").json()
+    mover = int(next(iter(view["decision"]["moves"])))
+    name = battle["units"][mover]["name"]
+    r = client.post(f"/api/games/{gid}/paths", json={"side": "american", "unit": mover})
+    assert r.status_code == 200 and r.json()["move"] == view["move"]
+    paths = r.json()["paths"]
+    # Every next step is a destination too, at its own cost.
+    steps = {m["hex"]: m["cost"] for m in view["decision"]["moves"][str(mover)]}
+    by_hex = {p["hex"]: p for p in paths}
+    assert all(by_hex[h]["cost"] <= c for h, c in steps.items())
+    far = max(paths, key=lambda p: (len(p["hexes"]), p["hex"]))
+    assert len(far["hexes"]) >= 2 and far["hexes"][-1] == far["hex"]
+
+    moves, before = len(tg.log), tg.state.state_hash()
+    after = client.post(
+        f"/api/games/{gid}/move",
+        json={"side": "american", "move": view["move"], "unit": mover, "hex": far["hex"]},
+    ).json()
+    assert after["units"][name]["hex"] == far["hex"]
+    # Each step is an action of the log, and the account tells each, in order.
+    taken = tg.log[moves:]
+    assert len(taken) == len(far["hexes"]) and {m["player"] for m in taken} == {"american"}
+    told = [line for line in after["account"][-len(far["hexes"]) :]]
+    assert [line.split(" → ")[-1].rstrip(".") for line in told] == far["hexes"]
+    # Undo takes the whole move back.
+    back = client.post(f"/api/games/{gid}/undo", json={"side": "american", "move": after["move"]})
+    assert back.status_code == 200
+    assert tg.state.state_hash() == before and len(tg.log) == moves
+
+    # A hex out of reach is refused with the rule that stops the unit; nothing changes.
+    here = view["units"][name]["hex"]
+    out = next(
+        label
+        for label in battle["map"]["centres"]
+        if label not in by_hex
+        and label != here
+        and abs(int(label[:2]) - int(here[:2])) == 1
+        and abs(int(label[2:]) - int(here[2:])) > len(far["hexes"]) + 1
+    )
+    r = client.post(
+        f"/api/games/{gid}/move",
+        json={"side": "american", "move": view["move"], "unit": mover, "hex": out},
+    )
+    assert r.status_code == 409 and f"{out} is out of reach" in r.json()["error"]
+    assert r.json()["reason"]["cite"].startswith("§ ")
+    assert tg.state.state_hash() == before and len(tg.log) == moves
+    # Requests that name no unit or hex of the game are refused as bad requests.
+    for body in ({"unit": -1, "hex": far["hex"]}, {"unit": mover, "hex": ["0101"]}, {"unit": "x"}):
+        r = client.post(
+            f"/api/games/{gid}/move", json={"side": "american", "move": view["move"], **body}
+        )
+        assert r.status_code == 400, body
+    assert (
+        client.post(f"/api/games/{gid}/paths", json={"side": "american", "unit": 10**6}).status_code
+        == 400
+    )
+    assert tg.state.state_hash() == before
 
 
 def test_undo_goes_back_to_ones_own_decision_not_past_a_roll(client, monmouth_table):
@@ -218,6 +280,8 @@ def test_save_and_load_resume_the_same_position(client, monmouth_table):
         monmouth_table.games[r["game"]].state.state_hash()
         == monmouth_table.games[gid].state.state_hash()
     )
+    # The loaded game keeps its account: the game's lines, then the loading.
+    assert r["view"]["account"] == [*view["account"], f"Loaded at move {view['move']}."]
 
 
 def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
@@ -409,3 +473,14 @@ def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, tra
     ):
         answer = client.post("/api/load", content=body, headers=JSON)
         assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+
+
+def test_the_panel_shows_the_rulebooks_tracks_not_the_rules_bookkeeping(client, newtown_table):
+    _gid, view = _new(client)
+    titles = [t["title"] for t in view["tracks"]]
+    assert titles == ["Victory Points", "Army Morale", "Momentum Chits"]
+    tg = newtown_table.make_game(None, "american", "random", 1)
+    shown = newtown_table.view_of(tg, "american")["tracks"]
+    assert [t["title"] for t in shown] == ["Victory Points", "Army Morale", "Momentum Chits"]
+    # Each a number per side, as on the printed tracks.
+    assert all(set(t["values"]) == {"american", "indian"} for t in shown)
