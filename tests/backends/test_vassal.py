@@ -268,15 +268,15 @@ def test_every_slot_decodes_to_its_counter(modules, battle):
         assert piece.trait("prototype")[0].fields == [f"{u.side} counter"]
 
 
+def state_layers(piece: DecodedPiece) -> dict[str, object]:
+    """A counter's order-state layers by name (every layer but the reduced face's)."""
+    return {t.fields[18]: t for t in piece.trait("emb2") if t.fields[18] != "Flip"}
+
+
 def test_order_states_are_layers_with_keys(modules):
     _rules, vmod = modules["monmouth"]
     root = ET.fromstring(buildfile(vmod))
-    proto = next(
-        e
-        for e in root.iter("VASSAL.build.module.PrototypeDefinition")
-        if e.get("name") == "order states"
-    )
-    layers = {t.fields[18]: t for t in decode_piece(proto.text).trait("emb2")}
+    layers = state_layers(decode_piece(slot_text(vmod, "1st New Jersey")))
     assert {"Order", "Pinned"} <= set(layers)
     order = layers["Order"]
     assert split(order.fields[16], ",") == ["+ (Disrupted)", "+ (Shattered)"]
@@ -288,11 +288,131 @@ def test_order_states_are_layers_with_keys(modules):
         if e.get("name") == "british counter"
     )
     traits = decode_piece(counter.text).traits
-    report = next(t for t in traits if t.id == "report")
-    reported = set(split(report.fields[0], ","))
+    reported = {k for t in traits if t.id == "report" for k in split(t.fields[0], ",")}
     assert set(keys) | {"70,130", "69,130"} <= reported  # every flip, state and elimination
     sends = [t for t in traits if t.id == "sendto"]
     assert [t.fields[0] for t in sends] == ["Eliminate", "Capture"]
+
+
+def offered(vmod: bytes) -> dict[str, set[str]]:
+    """Each unit and leader of the palette → the order states it offers."""
+    out = {}
+    for e in slots(vmod):
+        piece = decode_piece(e.text)
+        if piece.properties().get("Kind") in ("unit", "leader", "piece"):
+            out[piece.name] = set(state_layers(piece))
+    return out
+
+
+BOOKKEEPING = {"Has fired", "Moving away from a PIN result (case B)"}
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_no_counter_offers_the_engines_bookkeeping(modules, battle):
+    """Working notes of the engine's procedures (10.5's fired record, 13.1's PIN case)
+    are no marks: no counter offers them."""
+    _rules, vmod = modules[battle]
+    every = set().union(*offered(vmod).values())
+    assert not every & BOOKKEEPING
+    assert not any("PIN result" in name for name in every)
+
+
+def test_a_sides_counters_offer_only_that_sides_states(modules):
+    """Newtown: Big Medicine and Wampum Belt only on the leaders the Enhancement Table
+    names (1.8), Honor, Failed Resolve and Indian Withdrawal only on Indian units (V),
+    none of them on an American unit; Cavalry Withdrawal only on mounted units (12.4)."""
+    rules, vmod = modules["newtown"]
+    got = offered(vmod)
+    units = {u.title: u for u in rules.units}
+    indian_only = {"Big Medicine", "Wampum Belt", "Honor", "Failed Resolve", "Indian Withdrawal"}
+    for title, states in got.items():
+        if units[title].side == "american":
+            assert not states & indian_only, title
+    assert {t for t, s in got.items() if "Big Medicine" in s} == {"Sayenqueraghta (Old Smoke)"}
+    assert {t for t, s in got.items() if "Wampum Belt" in s} == {"Colonel John Butler"}
+    assert sum("Honor" in s for s in got.values()) > 10
+    mounted = {t for t, s in got.items() if "Cavalry Withdrawal" in s}
+    assert mounted == {"McLane's DE Horse"}
+    assert all(
+        not s
+        for t, s in got.items()
+        if units[t].kind == "leader"
+        and t not in ("Sayenqueraghta (Old Smoke)", "Colonel John Butler")
+    )
+
+
+def test_molly_pitcher_is_offered_where_the_scenario_plays_her(modules):
+    """Monmouth 4.4 (optional): Molly Pitcher joins an American artillery unit. The
+    scenarios that switch the rule off (Lee's Advance, the Holding Action) offer her on
+    no counter; the others on the American artillery units alone."""
+    rules, vmod = modules["monmouth"]
+    artillery = {u.title for u in rules.units if u.side == "american" and u.type == "artillery"}
+    assert {t for t, s in offered(vmod).items() if "Molly Pitcher" in s} == artillery
+    for sc in rules.scenarios:
+        with_molly = {
+            title
+            for title, (_place, piece) in saved(vmod, sc.name).items()
+            if "Molly Pitcher" in state_layers(piece)
+        }
+        if "molly_pitcher" in sc.rules_off:
+            assert not with_molly, sc.name
+        else:
+            assert with_molly and with_molly <= artillery, sc.name
+
+
+def tag_boxes(vmod: bytes, piece: DecodedPiece) -> list[tuple[int, int, int, int]]:
+    """Where a counter's state tags fall on its 96 px face: each layer's image centred
+    on the counter and moved by the layer's offset, as VASSAL draws it."""
+    from PIL import Image
+
+    boxes = []
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        for t in state_layers(piece).values():
+            for name in split(t.fields[15], ","):
+                w, h = Image.open(io.BytesIO(z.read(f"images/{name}"))).size
+                x = 48 + int(t.fields[13]) - w // 2
+                y = 48 + int(t.fields[14]) - h // 2
+                boxes.append((x, y, x + w, y + h))
+    return boxes
+
+
+@pytest.mark.parametrize("battle", ["monmouth", "newtown"])
+def test_state_tags_leave_the_combat_factors_clear(modules, battle):
+    """Every tag of every counter lies on the counter, clear of the factors printed along
+    its foot (front and back), and no two states of a counter share a place."""
+    from compiler.backends.print_and_play.geometry import COUNTER_PX
+    from compiler.backends.print_and_play.layout import SLOT_BOXES
+    from compiler.backends.print_and_play.mix import counter_mix
+    from dsl.diagnostics import Reporter
+
+    rules, vmod = modules[battle]
+    _rules, sources = compile_ruleset(battle)
+    faces = {c.name: c for c in counter_mix(rules, Reporter(sources))}
+    titles = {u.title: u.name for u in rules.units}
+    scale = 96 / COUNTER_PX
+    checked = 0
+    for e in slots(vmod):
+        piece = decode_piece(e.text)
+        if piece.name not in titles or not state_layers(piece):
+            continue
+        counter = faces[titles[piece.name]]
+        factors = [
+            [round(v * scale) for v in item.box]
+            for face in (counter.front, counter.back)
+            for item in face.items
+            if item.box[1] >= SLOT_BOXES["bottom"][1]
+        ]
+        assert factors, piece.name
+        boxes = tag_boxes(vmod, piece)
+        for x0, y0, x1, y1 in boxes:
+            assert min(x0, y0) >= 0 and max(x1, y1) <= 96, piece.name
+            for f in factors:
+                assert x1 <= f[0] or f[2] <= x0 or y1 <= f[1] or f[3] <= y0, (piece.name, f)
+        layers = list(state_layers(piece).values())
+        places = {(t.fields[13], t.fields[14]) for t in layers}
+        assert len(places) == len(layers), piece.name
+        checked += 1
+    assert checked > 20
 
 
 # ------------------------------------------------------------------ set-ups

@@ -16,7 +16,7 @@ from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.print_and_play.mix import Counter, counter_mix
-from compiler.backends.vassal import images, tracks
+from compiler.backends.vassal import images, tags, tracks
 from compiler.backends.vassal.archive import zipped
 from compiler.backends.vassal.buildfile import Chart, Module, Setup, build_xml
 from compiler.backends.vassal.grid import HexGridGeometry, grid_of
@@ -123,7 +123,7 @@ def saved_setup(
 
     sides = {u.name: the(rules.sides, u.side) for u in rules.units}
     for p in su.placements:
-        traits = _start_level(pieces.slot(p.unit).traits, p.reduced)
+        traits = _start_level(pieces.traits_in(su.scenario.name, p.unit), p.reduced)
         if p.unit in su.concealed:
             traits = concealed(traits, sides[p.unit])
         if p.hex is not None:
@@ -219,11 +219,12 @@ class _ModuleWork:
 
     def counters(self) -> dict[str, bytes]:
         """The pieces, the tags of their order states and the track markers' faces."""
-        self.pieces = pieces_of(self.rules, self.board)
+        self.pieces = pieces_of(self.rules, self.board, {c.name: c for c in self.mix})
         for k, st in enumerate(self.pieces.states):
             fill = STATE_FILLS[k % len(STATE_FILLS)]
+            width = tags.tag_width(st.levels)
             for level, name in zip(st.levels, st.images, strict=True):
-                self.files[f"images/{name}"] = images.tag(level, k, fill)
+                self.files[f"images/{name}"] = tags.tag(level, fill, width)
         self.files[f"images/{track_marker_image(0)}"] = images.label_counter(
             "Game\nTurn", "#e8e2c8"
         )
