@@ -56,7 +56,29 @@ MARK_MOVED = Key(77)  # Ctrl+M
 CONCEAL = Key(77, CTRL + 65)  # Ctrl+Shift+M: the order states' Ctrl+Shift letters leave M
 # Ctrl+A/C/V/X/Z select, copy and undo in VASSAL; F, E, K, M are taken above.
 RESERVED = set("ACVXZFEKM")
-REPORT = "* $location$: $oldPieceName$ — $menuCommand$ *"
+# The chat reports, in VASSAL's ReportState properties: `$oldX$` is piece property X before
+# the command (the counter's name and where it stood: a hex, a box of the tracks board, a
+# hand), `$newPieceName$` its name after, `$location$` where it is after. The command's
+# words are written in, not `$menuCommand$`: VASSAL finds no menu entry to name for a
+# counter the reporting player may not command.
+REPORT_CHANGE = "$oldPieceName$ in $oldLocationName$: {words} → $newPieceName$"
+REPORT_SENT = "$oldPieceName$ in $oldLocationName$: {words} → $location$"
+REPORT_GONE = "$oldPieceName$ in $oldLocationName$: {words}"
+
+
+def report(key: Key, words: str, form: str = REPORT_CHANGE) -> Report:
+    """A chat line when `key` is pressed: which counter did what (`words`) where."""
+    return Report((key,), form.format(words=words.replace("$", "")))
+
+
+def state_reports(states: tuple[StateLayer, ...], flips: bool) -> tuple[Report, ...]:
+    """A counter's reports of its own changes: its flip, each of its order states."""
+    out = [report(FLIP, "Flip")] if flips else []
+    for st in states:
+        out.append(report(st.activate, st.title))
+        if st.increase is not None:
+            out.append(report(st.increase, f"{st.title}: next"))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,17 +189,14 @@ def order_states(reading: StateReading) -> list[StateLayer]:
     return out
 
 
-def counter_prototype(
-    side: ir.Side, board: TrackBoard, states: list[StateLayer]
-) -> tuple[Trait, ...]:
+def counter_prototype(side: ir.Side, board: TrackBoard) -> tuple[Trait, ...]:
     elim = board.box(eliminated_box(side)).centre
     capt = board.box(captured_box(side)).centre
-    keys = [FLIP, ELIMINATE, CAPTURE, DELETE]
-    for st in states:
-        keys += [st.activate] + ([st.increase] if st.increase else [])
     return (
         Restricted((text(side.title),)),
-        Report(tuple(keys), REPORT),
+        report(ELIMINATE, "Eliminate", REPORT_SENT),
+        report(CAPTURE, "Capture", REPORT_SENT),
+        report(DELETE, "Delete", REPORT_GONE),
         MarkMoved(MOVED_ICON),
         SendTo("Eliminate", ELIMINATE, TRACKS_MAP, TRACKS_BOARD, *elim),
         SendTo("Capture", CAPTURE, TRACKS_MAP, TRACKS_BOARD, *capt),
@@ -187,11 +206,13 @@ def counter_prototype(
 
 
 def marker_prototype() -> tuple[Trait, ...]:
-    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+    gone = report(DELETE, "Delete", REPORT_GONE)
+    return (report(FLIP, "Flip"), gone, Delete(), BasicPiece("", ""))
 
 
 def card_prototype() -> tuple[Trait, ...]:
-    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+    gone = report(DELETE, "Delete", REPORT_GONE)
+    return (report(FLIP, "Flip card"), gone, Delete(), BasicPiece("", ""))
 
 
 def flip_layer(back_image: str, words_: str) -> Layer:
@@ -219,9 +240,10 @@ def concealed(traits: tuple[Trait, ...], side: ir.Side) -> tuple[Trait, ...]:
 
 
 def unit_traits(
-    rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[Layer, ...] = ()
+    rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[tuple[StateLayer, Layer], ...] = ()
 ) -> tuple[Trait, ...]:
-    """A unit's or leader's traits; `states` its order-state layers, drawn over its faces."""
+    """A unit's or leader's traits; `states` its order states with their layers (drawn over
+    its faces), each change reported in the chat."""
     side = the(rules.sides, u.side)
     formation = named(rules.formations, u.formation)
     traits: list[Trait] = []
@@ -229,7 +251,8 @@ def unit_traits(
         masked = f"{text(side.title)} unit"
         traits.append(Mask(CONCEAL, mask_image(u.side), "Conceal / reveal", masked, style="I"))
     traits.append(Prototype(side_prototype_name(u.side)))
-    traits += states
+    traits += state_reports(tuple(st for st, _ in states), flips=len(u.strengths) >= 2)
+    traits += [layer for _, layer in states]
     if len(u.strengths) >= 2:
         traits.append(flip_layer(f"{u.name}-back.png", "reduced"))
     props = [("Side", text(side.title)), ("Kind", u.kind)]
@@ -272,7 +295,7 @@ def pieces_of(
     out = Pieces()
     reading = StateReading(rules)
     out.states = order_states(reading)
-    out.prototypes = prototypes(rules, board, out.states)
+    out.prototypes = prototypes(rules, board)
     layers = _state_layers(reading, out.states, faces or {})
     gpids = itertools.count(1)
     for u in rules.units:
@@ -303,7 +326,7 @@ def pieces_of(
 
 def _state_layers(
     reading: StateReading, states: list[StateLayer], faces: dict[str, Counter]
-) -> dict[str, dict[str, Layer]]:
+) -> dict[str, dict[str, tuple[StateLayer, Layer]]]:
     """Unit → state → its layer, for the states it may carry in any scenario, each tag
     in a place of its own on that counter."""
     by_variable = {st.variable: st for st in states}
@@ -312,7 +335,7 @@ def _state_layers(
         widths = tuple(tag_width(by_variable[v].levels) for v in variables)
         places = tag_places(faces.get(unit), widths)
         out[unit] = {
-            v: by_variable[v].layer(layer_offset(place, w))
+            v: (by_variable[v], by_variable[v].layer(layer_offset(place, w)))
             for v, place, w in zip(variables, places, widths, strict=True)
         }
     return out
@@ -323,21 +346,18 @@ def card_names(rules: ir.Ruleset) -> set[str]:
     return {name for bag in rules.bags for name in bag.contents}
 
 
-def prototypes(
-    rules: ir.Ruleset, board: TrackBoard, states: list[StateLayer]
-) -> dict[str, tuple[Trait, ...]]:
+def prototypes(rules: ir.Ruleset, board: TrackBoard) -> dict[str, tuple[Trait, ...]]:
     """Each side's counter prototype, the marker's and (with cards) the card's."""
-    out = {
-        side_prototype_name(side.name): counter_prototype(side, board, states)
-        for side in rules.sides
-    }
+    out = {side_prototype_name(side.name): counter_prototype(side, board) for side in rules.sides}
     out["marker"] = marker_prototype()
     if card_names(rules):
         out["card"] = card_prototype()
     return out
 
 
-def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[Layer, ...]) -> Slot:
+def _unit_slot(
+    rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[tuple[StateLayer, Layer], ...]
+) -> Slot:
     """A unit or leader, in its side's tab and its formation's group."""
     side = the(rules.sides, u.side)
     formation = named(rules.formations, u.formation)
