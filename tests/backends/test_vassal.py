@@ -188,18 +188,38 @@ FLIP_LAYER = (
     "emb2;Flip;130;;;130;;;130;;;;1;false;0;0;{image};+ (reduced);false;Flip;;;false;;1;1;"
     "false;70,130;;;Flip;1.0;;true"
 )
+# A report: the key (its comma escaped), the format, two unused fields, description, no.
+FLIP_REPORT = (
+    "report;70\\,130;$oldPieceName$ in $oldLocationName$: Flip → $newPieceName$;;;Report;false"
+)
+
+
+def tab(n: int) -> str:
+    """The tab before the n-th inner trait: n − 1 backslashes, then the tab."""
+    return "\\" * (n - 1) + "\t"
+
+
 RED_GUARD = (
     "+/null/"
     "prototype;red counter"
-    "\t" + FLIP_LAYER.format(image="red_guard-back.png") + "\\\t"
-    "mark;Side,Kind,Formation"
-    "\\\\\t"
-    "piece;;;red_guard-front.png;Red Guard"
+    + tab(1)
+    + FLIP_REPORT
+    + tab(2)
+    + FLIP_LAYER.format(image="red_guard-back.png")
+    + tab(3)
+    + "mark;Side,Kind,Formation"
+    + tab(4)
+    + "piece;;;red_guard-front.png;Red Guard"
     "/"
-    "\t"  # the prototype's state is empty
-    "-1"  # the layer is off: full strength
-    "\\\tRed Army,unit,Red Line Army"
-    "\\\\\tnull;0;0;1;0"
+    ""
+    + tab(1)
+    + "-1"  # the prototype's state is empty; the report's is -1
+    + tab(2)
+    + "-1"  # the layer is off: full strength
+    + tab(3)
+    + "Red Army,unit,Red Line Army"
+    + tab(4)
+    + "null;0;0;1;0"
 )
 GENERAL_ROUGE = (
     "+/null/"
@@ -268,15 +288,15 @@ def test_every_slot_decodes_to_its_counter(modules, battle):
         assert piece.trait("prototype")[0].fields == [f"{u.side} counter"]
 
 
+def state_layers(piece: DecodedPiece) -> dict[str, object]:
+    """A counter's order-state layers by name (every layer but the reduced face's)."""
+    return {t.fields[18]: t for t in piece.trait("emb2") if t.fields[18] != "Flip"}
+
+
 def test_order_states_are_layers_with_keys(modules):
     _rules, vmod = modules["monmouth"]
     root = ET.fromstring(buildfile(vmod))
-    proto = next(
-        e
-        for e in root.iter("VASSAL.build.module.PrototypeDefinition")
-        if e.get("name") == "order states"
-    )
-    layers = {t.fields[18]: t for t in decode_piece(proto.text).trait("emb2")}
+    layers = state_layers(decode_piece(slot_text(vmod, "1st New Jersey")))
     assert {"Order", "Pinned"} <= set(layers)
     order = layers["Order"]
     assert split(order.fields[16], ",") == ["+ (Disrupted)", "+ (Shattered)"]
@@ -288,11 +308,132 @@ def test_order_states_are_layers_with_keys(modules):
         if e.get("name") == "british counter"
     )
     traits = decode_piece(counter.text).traits
-    report = next(t for t in traits if t.id == "report")
-    reported = set(split(report.fields[0], ","))
+    unit = decode_piece(slot_text(vmod, "1st New Jersey")).traits
+    reported = {k for t in traits + unit if t.id == "report" for k in split(t.fields[0], ",")}
     assert set(keys) | {"70,130", "69,130"} <= reported  # every flip, state and elimination
     sends = [t for t in traits if t.id == "sendto"]
     assert [t.fields[0] for t in sends] == ["Eliminate", "Capture"]
+
+
+def offered(vmod: bytes) -> dict[str, set[str]]:
+    """Each unit and leader of the palette → the order states it offers."""
+    out = {}
+    for e in slots(vmod):
+        piece = decode_piece(e.text)
+        if piece.properties().get("Kind") in ("unit", "leader", "piece"):
+            out[piece.name] = set(state_layers(piece))
+    return out
+
+
+BOOKKEEPING = {"Has fired", "Moving away from a PIN result (case B)"}
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_no_counter_offers_the_engines_bookkeeping(modules, battle):
+    """Working notes of the engine's procedures (10.5's fired record, 13.1's PIN case)
+    are no marks: no counter offers them."""
+    _rules, vmod = modules[battle]
+    every = set().union(*offered(vmod).values())
+    assert not every & BOOKKEEPING
+    assert not any("PIN result" in name for name in every)
+
+
+def test_a_sides_counters_offer_only_that_sides_states(modules):
+    """Newtown: Big Medicine and Wampum Belt only on the leaders the Enhancement Table
+    names (1.8), Honor, Failed Resolve and Indian Withdrawal only on Indian units (V),
+    none of them on an American unit; Cavalry Withdrawal only on mounted units (12.4)."""
+    rules, vmod = modules["newtown"]
+    got = offered(vmod)
+    units = {u.title: u for u in rules.units}
+    indian_only = {"Big Medicine", "Wampum Belt", "Honor", "Failed Resolve", "Indian Withdrawal"}
+    for title, states in got.items():
+        if units[title].side == "american":
+            assert not states & indian_only, title
+    assert {t for t, s in got.items() if "Big Medicine" in s} == {"Sayenqueraghta (Old Smoke)"}
+    assert {t for t, s in got.items() if "Wampum Belt" in s} == {"Colonel John Butler"}
+    assert sum("Honor" in s for s in got.values()) > 10
+    mounted = {t for t, s in got.items() if "Cavalry Withdrawal" in s}
+    assert mounted == {"McLane's DE Horse"}
+    assert all(
+        not s
+        for t, s in got.items()
+        if units[t].kind == "leader"
+        and t not in ("Sayenqueraghta (Old Smoke)", "Colonel John Butler")
+    )
+
+
+def test_molly_pitcher_is_offered_where_the_scenario_plays_her(modules):
+    """Monmouth 4.4 (optional): Molly Pitcher joins an American artillery unit. The
+    scenarios that switch the rule off (Lee's Advance, the Holding Action) offer her on
+    no counter; the others on the American artillery units alone."""
+    rules, vmod = modules["monmouth"]
+    artillery = {u.title for u in rules.units if u.side == "american" and u.type == "artillery"}
+    assert {t for t, s in offered(vmod).items() if "Molly Pitcher" in s} == artillery
+    for sc in rules.scenarios:
+        with_molly = {
+            title
+            for title, (_place, piece) in saved(vmod, sc.name).items()
+            if "Molly Pitcher" in state_layers(piece)
+        }
+        if "molly_pitcher" in sc.rules_off:
+            assert not with_molly, sc.name
+        else:
+            assert with_molly and with_molly <= artillery, sc.name
+
+
+def tag_boxes(vmod: bytes, piece: DecodedPiece) -> list[tuple[int, int, int, int]]:
+    """Where a counter's state tags fall on its 96 px face: each layer's image centred
+    on the counter and moved by the layer's offset, as VASSAL draws it."""
+    from PIL import Image
+
+    boxes = []
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        for t in state_layers(piece).values():
+            for name in split(t.fields[15], ","):
+                w, h = Image.open(io.BytesIO(z.read(f"images/{name}"))).size
+                x = 48 + int(t.fields[13]) - w // 2
+                y = 48 + int(t.fields[14]) - h // 2
+                boxes.append((x, y, x + w, y + h))
+    return boxes
+
+
+@pytest.mark.parametrize("battle", ["monmouth", "newtown"])
+def test_state_tags_leave_the_combat_factors_clear(modules, battle):
+    """Every tag of every counter lies on the counter, clear of the factors printed along
+    its foot (front and back), and no two states of a counter share a place."""
+    from compiler.backends.print_and_play.geometry import COUNTER_PX
+    from compiler.backends.print_and_play.layout import SLOT_BOXES
+    from compiler.backends.print_and_play.mix import counter_mix
+    from dsl.diagnostics import Reporter
+
+    rules, vmod = modules[battle]
+    _rules, sources = compile_ruleset(battle)
+    faces = {c.name: c for c in counter_mix(rules, Reporter(sources))}
+    titles = {u.title: u.name for u in rules.units}
+    scale = 96 / COUNTER_PX
+    checked = 0
+    for e in slots(vmod):
+        piece = decode_piece(e.text)
+        if piece.name not in titles or not state_layers(piece):
+            continue
+        counter = faces[titles[piece.name]]
+        factors = [
+            [round(v * scale) for v in item.box]
+            for face in (counter.front, counter.back)
+            for item in face.items
+            if item.box[1] >= SLOT_BOXES["bottom"][1]
+        ]
+        assert factors, piece.name
+        boxes = tag_boxes(vmod, piece)
+        for x0, y0, x1, y1 in boxes:
+            assert min(x0, y0) >= 0 and max(x1, y1) <= 96, piece.name
+            for f in factors:
+                assert x1 <= f[0] or f[2] <= x0 or y1 <= f[1] or f[3] <= y0, (piece.name, f)
+        layers = list(state_layers(piece).values())
+        places = {(t.fields[13], t.fields[14]) for t in layers}
+        assert len(places) == len(layers), piece.name
+        checked += 1
+    assert checked > 20
 
 
 # ------------------------------------------------------------------ set-ups
@@ -303,6 +444,11 @@ def regions(vmod: bytes) -> dict[tuple[int, int], str]:
     return {
         (int(e.get("originx")), int(e.get("originy"))): e.get("name") for e in root.iter(REGION)
     }
+
+
+def nearest(boxes: dict[tuple[int, int], str], x: int, y: int) -> str:
+    """The region VASSAL names a point of the tracks board by: the nearest (RegionGrid)."""
+    return boxes[min(boxes, key=lambda p: (p[0] - x) ** 2 + (p[1] - y) ** 2)]
 
 
 def expected_setup(rules: ir.Ruleset, sc: ir.Scenario) -> dict[str, tuple[set[str], bool]]:
@@ -338,7 +484,7 @@ def saved(vmod: bytes, scenario: str) -> dict[str, tuple[str, DecodedPiece]]:
             state = piece.state_of()
             assert (state[0], int(state[1]), int(state[2])) == (map_, x, y)
             assert piece.name not in out, piece.name
-            place = vassal_label(params, x, y) if map_ == "Map" else boxes[(x, y)]
+            place = vassal_label(params, x, y) if map_ == "Map" else nearest(boxes, x, y)
             if map_ == "Map":  # where VASSAL itself snaps a counter dropped in that hex
                 assert (x, y) == vassal_snap(params, place)
             out[piece.name] = (place, piece)
@@ -634,9 +780,10 @@ def vassal_until(check, *args: str) -> str:
 @pytest.mark.parametrize("battle", BATTLES)
 def test_the_real_vassal_opens_every_scenario_as_the_rules_set_it_up(modules, battle, tmp_path):
     """VASSAL's own view of each module: it loads, every piece re-encodes unchanged, every
-    scenario starts with each side's counters on the hexes its set-up gives, the units the
-    rules conceal masked and hidden from the other side, the Inventory lists the counters,
-    and each scenario saved by VASSAL loads back the same."""
+    scenario starts with each side's counters on the hexes its set-up gives and its
+    reinforcements in their turn boxes, the units the rules conceal masked and hidden from
+    the other side, the Inventory lists the counters, and each scenario saved by VASSAL
+    loads back the same."""
     rules, vmod = modules[battle]
     path = tmp_path / f"{battle}.vmod"
     path.write_bytes(vmod)
@@ -668,6 +815,21 @@ def test_the_real_vassal_opens_every_scenario_as_the_rules_set_it_up(modules, ba
             assert all(p["masked"] == "true" for p in pieces if p["side"] == indian)
         else:  # no rule conceals a unit: nothing on the map is hidden
             assert not hidden, hidden
+    # Reinforcements wait in their turn boxes, by VASSAL's own names for the boxes.
+    for sc in rules.scenarios:
+        got = Counter(
+            (p["side"], p["where"])
+            for p in started[text(sc.title)]
+            if p["map"] == "Tracks"
+            and p["where"].startswith("Turn ")
+            and p["side"] in sides.values()
+        )
+        waiting = Counter(
+            (piece.properties()["Side"], place)
+            for place, piece in saved(vmod, sc.name).values()
+            if place.startswith("Turn ") and piece.properties().get("Side")
+        )
+        assert got == waiting, (sc.name, got - waiting, waiting - got)
     # The Inventory's filter is the module's, the same in every scenario: the first's.
     inventory = vassal("inventory", str(path), "0")
     leaves = re.search(r"include='[^']*' -> leaves (\d+)", inventory)
@@ -695,3 +857,129 @@ def test_a_sides_counters_answer_only_that_side(modules, battle):
         outer = decode_piece(protos[f"{side.name} counter"]).traits[0]
         assert outer.id == "restrict" and outer.fields[:3] == [text(side.title), "false", "true"]
     assert not any(t.id == "restrict" for t in decode_piece(protos["marker"]).traits)
+
+
+# ------------------------------------------------------------------ chat reports
+
+
+def every_piece(vmod: bytes) -> list[DecodedPiece]:
+    """Every counter of the palette and the decks, its prototypes expanded."""
+    root = ET.fromstring(buildfile(vmod))
+    protos = {
+        e.get("name"): decode_piece(e.text).traits[:-1]
+        for e in root.iter("VASSAL.build.module.PrototypeDefinition")
+    }
+    out = []
+    for e in slots(vmod):
+        piece = decode_piece(e.text)
+        traits = []
+        for t in piece.traits:
+            traits += protos[t.fields[0]] if t.id == "prototype" else [t]
+        out.append(DecodedPiece(piece.piece_id, traits))
+    return out
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_every_command_is_reported_with_the_counter_and_where(modules, battle):
+    """Each key a counter answers to (flip, each order state, eliminate, capture, delete) is
+    reported once, naming the counter and where it stood as VASSAL knew them before the
+    command (`$oldPieceName$ in $oldLocationName$`), what was done in words, and what it
+    became or where it went; never `$menuCommand$`, which VASSAL leaves blank for a
+    counter the reporting player may not command."""
+    _rules, vmod = modules[battle]
+    for piece in every_piece(vmod):
+        reports = [t for t in piece.traits if t.id == "report"]
+        reported = [k for t in reports for k in split(t.fields[0], ",")]
+        assert len(reported) == len(set(reported)), piece.name
+        keys = {t.fields[26] for t in piece.trait("emb2")} | {
+            t.fields[27] for t in piece.trait("emb2") if t.fields[27]
+        }
+        keys |= {t.fields[1] for t in piece.traits if t.id in ("sendto", "delete")}
+        assert keys <= set(reported), (piece.name, keys - set(reported))
+        for t in reports:
+            form = t.fields[1]
+            assert form.startswith("$oldPieceName$ in $oldLocationName$: "), form
+            assert "$menuCommand$" not in form
+            words = form.split(": ", 1)[1].split(" → ")[0]
+            assert words and "$" not in words
+        sent = [t.fields[1] for t in reports if t.fields[0] in ("69\\,130", "69,130")]
+        assert all(f.endswith("→ $location$") for f in sent)
+
+
+def test_a_hand_names_its_counters_location(modules):
+    """A card in a side's hand is reported "in <side> hand": the hand's board is one zone."""
+    _rules, vmod = modules["newtown"]
+    root = ET.fromstring(buildfile(vmod))
+    for hand in root.iter("VASSAL.build.module.PlayerHand"):
+        zones = list(hand.iter("VASSAL.build.module.map.boardPicker.board.mapgrid.Zone"))
+        assert [z.get("name") for z in zones] == [hand.get("mapName")]
+        assert zones[0].get("locationFormat") == "$name$"
+
+
+# ------------------------------------------------------------------ the turn boxes
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_reinforcement_stacks_fit_their_turn_boxes(modules, battle):
+    """Every stack a scenario puts in a turn box, drawn as VASSAL draws a stack that is not
+    expanded (the StackMetrics' offsets), lies inside that box, and VASSAL names its place
+    by that box."""
+    from compiler.backends.vassal.tracks import layout
+
+    rules, vmod = modules[battle]
+    root = ET.fromstring(buildfile(vmod))
+    tracks = next(m for m in root.iter("VASSAL.build.module.Map") if m.get("mapName") == "Tracks")
+    metrics = next(tracks.iter("VASSAL.build.module.map.StackMetrics"))
+    dx, dy = int(metrics.get("unexSepX")), int(metrics.get("unexSepY"))
+    boxes = {b.name: b for b in layout(rules).boxes}
+    names = regions(vmod)
+    checked = 0
+    for sc in rules.scenarios:
+        with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+            save = read_save(z.read(f"{sc.name}.vsav"))
+        for map_, x, y, ids in save.stacks:
+            place = nearest(names, x, y)
+            if map_ != "Tracks" or not place.startswith("Turn "):
+                continue
+            b = boxes[place]
+            n = len(ids)
+            left, right = x - 48, x + 48 + dx * (n - 1)
+            top, bottom = y - 48 - dy * (n - 1), y + 48
+            assert b.x <= left and right <= b.x + b.w, (sc.name, place, n)
+            assert b.y <= top and bottom <= b.y + b.h, (sc.name, place, n)
+            checked += n
+    if battle == "monmouth":
+        assert checked > 60
+
+
+# ------------------------------------------------------------------ the start view
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_each_scenario_sets_the_hex_the_set_up_button_centres_on(modules, battle):
+    """The main map's Set-up button (VASSAL's MoveCameraButton) centres the map on the
+    grid location `$SetUpHex$`, a module property each scenario's saved game sets to the
+    hex of its set-up nearest the middle of its units."""
+    rules, vmod = modules[battle]
+    root = ET.fromstring(buildfile(vmod))
+    main = next(m for m in root.iter("VASSAL.build.module.Map") if m.get("mapName") == "Map")
+    button = next(main.iter("VASSAL.build.module.map.MoveCameraButton"))
+    assert (button.get("moveCameraMode"), button.get("gridLocation")) == ("G", "$SetUpHex$")
+    assert button.get("boardName") == "Map board"
+    prop = next(root.iter("VASSAL.build.module.properties.GlobalProperty"))
+    assert prop.get("name") == "SetUpHex"
+    params = grid_params(buildfile(vmod))
+    for sc in rules.scenarios:
+        with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+            save = read_save(z.read(f"{sc.name}.vsav"))
+        sets = [c for c in save.commands if c.startswith("GlobalProperty\t;SetUpHex;")]
+        assert len(sets) == 1, sc.name
+        hex_ = split(sets[0], ";")[2]
+        on_map = [vassal_label(params, x, y) for m, x, y, _ids in save.stacks if m == "Map"]
+        assert hex_ in on_map, (sc.name, hex_)
+        points = [vassal_centre(params, h) for h in on_map]
+        mx = sum(p[0] for p in points) / len(points)
+        my = sum(p[1] for p in points) / len(points)
+        hx, hy = vassal_centre(params, hex_)
+        best = min((px - mx) ** 2 + (py - my) ** 2 for px, py in points)
+        assert (hx - mx) ** 2 + (hy - my) ** 2 <= best + 1, sc.name

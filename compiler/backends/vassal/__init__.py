@@ -16,9 +16,9 @@ from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.print_and_play.mix import Counter, counter_mix
-from compiler.backends.vassal import images, tracks
+from compiler.backends.vassal import images, tags, tracks
 from compiler.backends.vassal.archive import zipped
-from compiler.backends.vassal.buildfile import Chart, Module, Setup, build_xml
+from compiler.backends.vassal.buildfile import START_HEX, Chart, Module, Setup, build_xml
 from compiler.backends.vassal.grid import HexGridGeometry, grid_of
 from compiler.backends.vassal.help_page import HELP_FILE, help_page
 from compiler.backends.vassal.metadata import metadata
@@ -114,7 +114,8 @@ def saved_setup(
     rules: ir.Ruleset, su: SetUp, pieces: Pieces, grid, board: tracks.TrackBoard, block: int = 0
 ) -> str:
     """The set-up's saved-game text: units in their hexes and turn boxes, markers on the
-    tracks; its piece ids from id block `block` (`savefile.game_text`)."""
+    tracks, and the hex the map opens at; its piece ids from id block `block`
+    (`savefile.game_text`)."""
     groups: dict[tuple[str, int, int], list[SavedPiece]] = {}
 
     def put(traits: tuple, map_: str, point: tuple[int, int]) -> None:
@@ -122,24 +123,41 @@ def saved_setup(
         groups.setdefault((map_, *point), []).append(SavedPiece(full, map_, *point))
 
     sides = {u.name: the(rules.sides, u.side) for u in rules.units}
+    waiting: dict[int, list[tuple]] = {}
     for p in su.placements:
-        traits = _start_level(pieces.slot(p.unit).traits, p.reduced)
+        traits = _start_level(pieces.traits_in(su.scenario.name, p.unit), p.reduced)
         if p.unit in su.concealed:
             traits = concealed(traits, sides[p.unit])
         if p.hex is not None:
             put(traits, MAIN_MAP, grid.point(p.hex))
         else:
-            put(traits, TRACKS_MAP, board.box(tracks.turn_box(p.turn)).centre)
-    if pieces.turn_marker is not None:
-        first = su.scenario.turns[0]
-        put(pieces.turn_marker.traits, TRACKS_MAP, board.box(tracks.turn_box(first)).centre)
+            waiting.setdefault(p.turn, []).append(traits)
+    if pieces.turn_marker is not None:  # on top of the first turn's stack
+        waiting.setdefault(su.scenario.turns[0], []).append(pieces.turn_marker.traits)
+    for turn, stack in waiting.items():
+        point = tracks.stack_point(board.box(tracks.turn_box(turn)), len(stack))
+        for traits in stack:
+            put(traits, TRACKS_MAP, point)
     starts = _scenario_starts(su.scenario)
     for track in board.tracks:
         value = _track_start(rules, starts, track)
         slot = pieces.track_markers[(track.variable, track.side)]
         put(slot.traits, TRACKS_MAP, board.box(tracks.track_box(track, value)).centre)
     boards = {MAIN_MAP: MAIN_BOARD, TRACKS_MAP: TRACKS_BOARD}
-    return game_text(list(groups.values()), boards, block)
+    view = {START_HEX: start_hex(su, grid)} if start_hex(su, grid) else {}
+    return game_text(list(groups.values()), boards, block, view)
+
+
+def start_hex(su: SetUp, grid) -> str:
+    """The hex a scenario's map opens at: of the hexes its set-up fills, the one nearest
+    the middle of them all ("" when it puts nothing on the map)."""
+    hexes = sorted({p.hex for p in su.placements if p.hex is not None})
+    if not hexes:
+        return ""
+    points = [grid.point(h) for h in hexes]
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    return min(hexes, key=lambda h: (grid.point(h)[0] - mx) ** 2 + (grid.point(h)[1] - my) ** 2)
 
 
 def _scenario_starts(sc: ir.Scenario) -> dict[tuple[str, str], object]:
@@ -219,11 +237,12 @@ class _ModuleWork:
 
     def counters(self) -> dict[str, bytes]:
         """The pieces, the tags of their order states and the track markers' faces."""
-        self.pieces = pieces_of(self.rules, self.board)
+        self.pieces = pieces_of(self.rules, self.board, {c.name: c for c in self.mix})
         for k, st in enumerate(self.pieces.states):
             fill = STATE_FILLS[k % len(STATE_FILLS)]
+            width = tags.tag_width(st.levels)
             for level, name in zip(st.levels, st.images, strict=True):
-                self.files[f"images/{name}"] = images.tag(level, k, fill)
+                self.files[f"images/{name}"] = tags.tag(level, fill, width)
         self.files[f"images/{track_marker_image(0)}"] = images.label_counter(
             "Game\nTurn", "#e8e2c8"
         )
@@ -249,9 +268,10 @@ class _ModuleWork:
         """The `.vmod`: buildFile.xml, moduledata, the images and a saved game per scenario."""
         rules = self.rules
         moduledata = metadata(text(rules.title), description(rules))
-        setups, saves, notes = [], {}, []
+        setups, saves, notes, views = [], {}, [], []
         for number, sc in enumerate(rules.scenarios):
             su = scenario_setup(rules, sc, self.game_of(sc.name))
+            views.append(start_hex(su, self.grid))
             desc = setup_description(su, rules)
             notes.append((text(sc.title), desc))
             saves[f"{sc.name}.vsav"] = savefile(
@@ -272,6 +292,7 @@ class _ModuleWork:
             tuple(setups),
             hand_sides(rules),
             HELP_FILE,
+            next((v for v in views if v), ""),
         )
         content = {"buildFile.xml": build_xml(mod), "moduledata": moduledata}
         states = [

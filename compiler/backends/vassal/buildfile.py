@@ -23,7 +23,7 @@ from compiler.backends.vassal.pieces import (
     Slot,
 )
 from compiler.backends.vassal.sequence import sequence, text
-from compiler.backends.vassal.tracks import TrackBoard, pile_box
+from compiler.backends.vassal.tracks import STACK_SEP, TrackBoard, pile_box
 from compiler.backends.vassal.traits import definition
 
 B = "VASSAL.build."
@@ -62,6 +62,7 @@ class Module:
     setups: tuple[Setup, ...]
     hands: tuple[ir.Side, ...]  # sides with hidden cards
     help_page: str = ""  # the help page's file in the module ("" for none)
+    start_hex: str = ""  # where the map opens when no scenario says (the first's)
 
 
 def el(parent: ET.Element, cls: str, **attrs: object) -> ET.Element:
@@ -95,8 +96,8 @@ def interaction(m: ET.Element) -> None:
         exSepX=6,
         exSepY=18,
         top="38,0",
-        unexSepX=3,
-        unexSepY=5,
+        unexSepX=STACK_SEP[0],
+        unexSepY=STACK_SEP[1],
         up="39,0",
         disabled=False,
     )
@@ -135,6 +136,7 @@ def build_xml(mod: Module) -> bytes:
     )
     for part in (
         _players,
+        _start_view,
         _prototypes,
         _main_map,
         _tracks_map,
@@ -160,6 +162,42 @@ def _players(root: ET.Element, mod: Module) -> None:
     for side in mod.rules.sides:
         ET.SubElement(roster, "entry").text = text(side.title)
     el(root, M + "GlobalOptions", autoReport="Always", nonOwnerUnmaskable="Never")
+
+
+# Each scenario's saved game sets START_HEX to the middle hex of its set-up; the main
+# map's "Set-up" button (MoveCameraButton, Alt+S) centres the map on it. VASSAL would
+# press it at the start of every game with a StartupGlobalKeyCommand, but applying one
+# marks every new game modified (VASSAL then asks to save a game nobody touched, and a
+# headless VASSAL hangs at that question), so the module leaves the press to the player.
+START_HEX = "SetUpHex"
+CENTRE_KEY = "83,520"  # Alt+S
+
+
+def _start_view(root: ET.Element, mod: Module) -> None:
+    """The property a scenario sets to its set-up's middle hex."""
+    props = el(root, M + "properties.GlobalProperties")
+    el(
+        props,
+        M + "properties.GlobalProperty",
+        name=START_HEX,
+        initialValue=mod.start_hex,
+        description="The hex the Set-up button centres the map on",
+        isNumeric=False,
+    )
+
+
+def _centre_button(m: ET.Element) -> None:
+    el(
+        m,
+        MAP + "MoveCameraButton",
+        text="Set-up",
+        tooltip="Centre the map on the scenario's set-up (Alt+S)",
+        icon="",
+        hotkey=CENTRE_KEY,
+        moveCameraMode="G",
+        boardName=MAIN_BOARD,
+        gridLocation=f"${START_HEX}$",
+    )
 
 
 def _prototypes(root: ET.Element, mod: Module) -> None:
@@ -297,6 +335,7 @@ def _main_map(root: ET.Element, mod: Module) -> None:
     )
     interaction(m)
     map_aids(m)
+    _centre_button(m)
 
 
 def map_aids(m: ET.Element) -> None:
@@ -407,7 +446,7 @@ def _hand(root: ET.Element, side: ir.Side) -> None:
     )
     picker = el(m, MAP + "BoardPicker")
     w, h = HAND_BOARD
-    el(
+    board = el(
         picker,
         BOARD + "Board",
         name=f"{title} hand",
@@ -416,6 +455,11 @@ def _hand(root: ET.Element, side: ir.Side) -> None:
         color="230,225,210",
         reversible=False,
     )
+    # One zone over the whole hand, so that a report names it ("… in American hand").
+    zones = el(board, BOARD + "board.ZonedGrid")
+    path = f"0,0;{w},0;{w},{h};0,{h}"
+    zone = BOARD + "board.mapgrid.Zone"
+    el(zones, zone, name=f"{title} hand", locationFormat="$name$", path=path)
     interaction(m)
 
 

@@ -45,6 +45,8 @@ def help_page(
         *(f"<li><b>{escape(k)}</b>: {escape(what)}</li>" for k, what in keys),
         "</ul>",
         "<h2>The map</h2><ul>",
+        "<li>Set-up (toolbar, Alt+S) centres the map on the scenario's set-up: a game opens"
+        " at the map's corner, so press it first.</li>",
         "<li>The overview window (toolbar) shows the whole map.</li>",
         "<li>The line-of-sight thread (toolbar) draws a line and counts the hexes; the rules"
         " say whether the line is blocked.</li>",

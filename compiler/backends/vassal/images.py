@@ -4,8 +4,7 @@ VASSAL shows images pixel for pixel at zoom 1, so the board is the map
 renderer's drawing at 200 dpi (120 px across a hex, flat side to flat side)
 instead of the 300 dpi print, and counters are the print-and-play faces
 scaled to 96 px (0.8 of a hex). Charts are the print-and-play charts at two
-thirds of their print size. Order-state layers are small tags drawn over the
-counter, each state in its own place so several can show at once.
+thirds of their print size. Order-state tags are drawn and placed by `tags.py`.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from compiler.map.model import MapModel
 
 SCREEN_DPI = 200
 COUNTER = 96
-TAG_H = 17
 MOVED_ICON = "moved.png"
 
 
@@ -54,22 +52,6 @@ def counter_images(mix: list[Counter]) -> dict[str, bytes]:
         files[f"{c.name}-front.png"] = counter_image(paint(c.front))
         files[f"{c.name}-back.png"] = counter_image(paint(c.back))
     return files
-
-
-def tag(text: str, slot: int, fill: str) -> bytes:
-    """A state's tag over the counter: slot 0 bottom left, 1 bottom right, 2 above slot 0, …"""
-    img = Image.new("RGBA", (COUNTER, COUNTER), (0, 0, 0, 0))
-    d = ImageDraw.Draw(img)
-    w = COUNTER // 2
-    x = (slot % 2) * w
-    y = COUNTER - TAG_H * (slot // 2 + 1)
-    d.rectangle((x, y, x + w - 1, y + TAG_H - 1), fill=fill, outline="#000000")
-    label = text
-    while fit(label, w - 4, TAG_H - 2, 12, 8) == 0:  # too long even at 8 px: cut it short
-        label = label[:-2] + "…"
-    size = fit(label, w - 4, TAG_H - 2, 12, 8)
-    d.text((x + w // 2, y + TAG_H // 2), label, font=font(size), fill="#ffffff", anchor="mm")
-    return png(img)
 
 
 def label_counter(text: str, fill: str) -> bytes:

@@ -1,12 +1,13 @@
 """The counters as VASSAL pieces: prototypes, PieceSlots and the palette's tabs.
 
 Every unit, leader, marker and card of the ruleset gets one PieceSlot; the
-traits all counters of a side share (the chat report, move marking, the
+traits all counters of a side share (the chat reports, move marking, the
 Eliminate and Capture commands that send it to its side's box, delete) are a
-prototype, and so are the order states units carry (disrupted, shattered,
-pinned, and each battle's own marks: every per-unit yes/no or named state
-the rules keep for the whole game). A two-step unit flips to its reduced
-face with Ctrl+F, an image layer of its own. Markers a cup or deck holds are
+prototype. Each counter carries the order states the rules can give it
+(`states.py`) as layers of its own, its tags placed clear of its printed
+values (`tags.py`): the PieceSlot those of any scenario, each scenario's
+set-up those of that scenario. A two-step unit flips to its reduced face
+with Ctrl+F, an image layer of its own. Markers a cup or deck holds are
 cards: masked, so only their side sees the face. The module adds a counter
 per track (Game Turn, each side's Army Morale, …) for the tracks board.
 """
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
 
 from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
+from compiler.backends.print_and_play.mix import Counter
 from compiler.backends.vassal.sequence import text
+from compiler.backends.vassal.states import StateReading
+from compiler.backends.vassal.tags import layer_offset, tag_places, tag_width
 from compiler.backends.vassal.tracks import TrackBoard, captured_box, eliminated_box, pile_box
 from compiler.backends.vassal.traits import (
     CTRL,
@@ -53,7 +56,29 @@ MARK_MOVED = Key(77)  # Ctrl+M
 CONCEAL = Key(77, CTRL + 65)  # Ctrl+Shift+M: the order states' Ctrl+Shift letters leave M
 # Ctrl+A/C/V/X/Z select, copy and undo in VASSAL; F, E, K, M are taken above.
 RESERVED = set("ACVXZFEKM")
-REPORT = "* $location$: $oldPieceName$ — $menuCommand$ *"
+# The chat reports, in VASSAL's ReportState properties: `$oldX$` is piece property X before
+# the command (the counter's name and where it stood: a hex, a box of the tracks board, a
+# hand), `$newPieceName$` its name after, `$location$` where it is after. The command's
+# words are written in, not `$menuCommand$`: VASSAL finds no menu entry to name for a
+# counter the reporting player may not command.
+REPORT_CHANGE = "$oldPieceName$ in $oldLocationName$: {words} → $newPieceName$"
+REPORT_SENT = "$oldPieceName$ in $oldLocationName$: {words} → $location$"
+REPORT_GONE = "$oldPieceName$ in $oldLocationName$: {words}"
+
+
+def report(key: Key, words: str, form: str = REPORT_CHANGE) -> Report:
+    """A chat line when `key` is pressed: which counter did what (`words`) where."""
+    return Report((key,), form.format(words=words.replace("$", "")))
+
+
+def state_reports(states: tuple[StateLayer, ...], flips: bool) -> tuple[Report, ...]:
+    """A counter's reports of its own changes: its flip, each of its order states."""
+    out = [report(FLIP, "Flip")] if flips else []
+    for st in states:
+        out.append(report(st.activate, st.title))
+        if st.increase is not None:
+            out.append(report(st.increase, f"{st.title}: next"))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +92,18 @@ class StateLayer:
     activate: Key
     increase: Key | None
 
-    def layer(self) -> Layer:
+    def layer(self, offset: tuple[int, int] = (0, 0)) -> Layer:
+        """The layer, its tag moved by `offset` from the counter's centre."""
+        x, y = offset
         if len(self.levels) == 1:
             return Layer(
-                self.title, self.images, (suffix(self.levels[0]),), self.levels[0], self.activate
+                self.title,
+                self.images,
+                (suffix(self.levels[0]),),
+                self.levels[0],
+                self.activate,
+                x_offset=x,
+                y_offset=y,
             )
         return Layer(
             self.title,
@@ -81,6 +114,8 @@ class StateLayer:
             f"{self.title}: next",
             self.increase,
             loop=True,
+            x_offset=x,
+            y_offset=y,
         )
 
 
@@ -105,44 +140,21 @@ class Pieces:
     track_markers: dict[tuple[str, str], Slot] = field(default_factory=dict)
     turn_marker: Slot | None = None
     piles: dict[str, list[Slot]] = field(default_factory=dict)  # bag → its cards, in order
+    # scenario → unit → its traits there, where its order states differ from its PieceSlot's
+    in_scenario: dict[str, dict[str, tuple[Trait, ...]]] = field(default_factory=dict)
 
     def slot(self, name: str) -> Slot:
         return the(self.slots, name)
+
+    def traits_in(self, scenario: str, unit: str) -> tuple[Trait, ...]:
+        """A unit's traits in a scenario's set-up: only the order states it may carry there."""
+        mine = self.in_scenario.get(scenario, {})
+        return mine[unit] if unit in mine else self.slot(unit).traits
 
     @property
     def next_gpid(self) -> int:
         every = [s.gpid for s in self.slots] + [c.gpid for p in self.piles.values() for c in p]
         return max(every, default=0) + 1
-
-
-def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
-    """Per-unit states the players mark on the map: kept all game (never reset by a phase),
-    yes/no or named. Named states (the order: disrupted, shattered) and the yes/no states of
-    an imported library (the series' pinned) always; a battle's own yes/no state when it has
-    a marker (a marker whose words are all in the state's title: Honor for "With Honor")."""
-    marked = [_words(m.title) for m in rules.markers if _words(m.title)]
-    home = PurePosixPath(rules.files[0]).parent if rules.files else PurePosixPath(".")
-
-    return [v for v in rules.variables if _kept_all_game(v) and _shown(v, home, marked)]
-
-
-def _kept_all_game(v: ir.Variable) -> bool:
-    """A per-unit yes/no or named state that no phase resets."""
-    named_state = v.type == "bool" or v.type.startswith("enum:")
-    return v.scope == "unit" and v.reset is None and named_state
-
-
-def _shown(v: ir.Variable, home: PurePosixPath, marked: list[frozenset[str]]) -> bool:
-    """A named state of two values or more; a yes/no state imported from a
-    library (declared outside the battle's folder), or with a marker of its own."""
-    if v.type.startswith("enum:"):
-        return len(v.values) > 1
-    imported = v.span is not None and PurePosixPath(v.span.file).parent != home
-    return imported or any(w <= _words(v.title) for w in marked)
-
-
-def _words(title: str) -> frozenset[str]:
-    return frozenset(w for w in "".join(c if c.isalnum() else " " for c in title.lower()).split())
 
 
 def _key_for(title: str, used: set[str]) -> Key:
@@ -158,11 +170,14 @@ def _key_for(title: str, used: set[str]) -> Key:
     raise ValueError("more order states than keys")
 
 
-def order_states(rules: ir.Ruleset) -> list[StateLayer]:
+def order_states(reading: StateReading) -> list[StateLayer]:
+    """A layer for every mark of the rules, each with its own keys, module-wide; a yes/no
+    mark is called by its marker's title where it has one (Molly Pitcher, Honor)."""
     used = set(RESERVED)
     out = []
-    for v in state_variables(rules):
-        title = text(v.title)
+    for v in reading.marks:
+        marker = reading.marker_of(v)
+        title = text(marker.title if marker is not None and v.type == "bool" else v.title)
         if v.type == "bool":
             levels = (title,)
         else:
@@ -174,17 +189,14 @@ def order_states(rules: ir.Ruleset) -> list[StateLayer]:
     return out
 
 
-def counter_prototype(
-    side: ir.Side, board: TrackBoard, states: list[StateLayer]
-) -> tuple[Trait, ...]:
+def counter_prototype(side: ir.Side, board: TrackBoard) -> tuple[Trait, ...]:
     elim = board.box(eliminated_box(side)).centre
     capt = board.box(captured_box(side)).centre
-    keys = [FLIP, ELIMINATE, CAPTURE, DELETE]
-    for st in states:
-        keys += [st.activate] + ([st.increase] if st.increase else [])
     return (
         Restricted((text(side.title),)),
-        Report(tuple(keys), REPORT),
+        report(ELIMINATE, "Eliminate", REPORT_SENT),
+        report(CAPTURE, "Capture", REPORT_SENT),
+        report(DELETE, "Delete", REPORT_GONE),
         MarkMoved(MOVED_ICON),
         SendTo("Eliminate", ELIMINATE, TRACKS_MAP, TRACKS_BOARD, *elim),
         SendTo("Capture", CAPTURE, TRACKS_MAP, TRACKS_BOARD, *capt),
@@ -194,11 +206,13 @@ def counter_prototype(
 
 
 def marker_prototype() -> tuple[Trait, ...]:
-    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+    gone = report(DELETE, "Delete", REPORT_GONE)
+    return (report(FLIP, "Flip"), gone, Delete(), BasicPiece("", ""))
 
 
 def card_prototype() -> tuple[Trait, ...]:
-    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+    gone = report(DELETE, "Delete", REPORT_GONE)
+    return (report(FLIP, "Flip card"), gone, Delete(), BasicPiece("", ""))
 
 
 def flip_layer(back_image: str, words_: str) -> Layer:
@@ -225,7 +239,11 @@ def concealed(traits: tuple[Trait, ...], side: ir.Side) -> tuple[Trait, ...]:
     return tuple(replace(t, masked_by=owner) if isinstance(t, Mask) else t for t in traits)
 
 
-def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
+def unit_traits(
+    rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[tuple[StateLayer, Layer], ...] = ()
+) -> tuple[Trait, ...]:
+    """A unit's or leader's traits; `states` its order states with their layers (drawn over
+    its faces), each change reported in the chat."""
     side = the(rules.sides, u.side)
     formation = named(rules.formations, u.formation)
     traits: list[Trait] = []
@@ -233,8 +251,8 @@ def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
         masked = f"{text(side.title)} unit"
         traits.append(Mask(CONCEAL, mask_image(u.side), "Conceal / reveal", masked, style="I"))
     traits.append(Prototype(side_prototype_name(u.side)))
-    if u.kind == "unit" and state_variables(rules):
-        traits.append(Prototype("order states"))
+    traits += state_reports(tuple(st for st, _ in states), flips=len(u.strengths) >= 2)
+    traits += [layer for _, layer in states]
     if len(u.strengths) >= 2:
         traits.append(flip_layer(f"{u.name}-back.png", "reduced"))
     props = [("Side", text(side.title)), ("Kind", u.kind)]
@@ -268,14 +286,27 @@ def track_marker_image(n: int) -> str:
     return f"track-{n}.png"
 
 
-def pieces_of(rules: ir.Ruleset, board: TrackBoard) -> Pieces:
+def pieces_of(
+    rules: ir.Ruleset, board: TrackBoard, faces: dict[str, Counter] | None = None
+) -> Pieces:
     """Every piece of the module, numbered in order: units, markers, the track
-    markers, then the cards of each cup or deck."""
+    markers, then the cards of each cup or deck. `faces`: each counter's laid-out
+    faces, by name, that its state tags keep clear of."""
     out = Pieces()
-    out.states = order_states(rules)
-    out.prototypes = prototypes(rules, board, out.states)
+    reading = StateReading(rules)
+    out.states = order_states(reading)
+    out.prototypes = prototypes(rules, board)
+    layers = _state_layers(reading, out.states, faces or {})
     gpids = itertools.count(1)
-    out.slots += [_unit_slot(rules, u, next(gpids)) for u in rules.units]
+    for u in rules.units:
+        out.slots.append(_unit_slot(rules, u, next(gpids), tuple(layers.get(u.name, {}).values())))
+    for sc in rules.scenarios:
+        offered = reading.offered(sc)
+        mine = out.in_scenario.setdefault(sc.name, {})
+        for u, slot in zip(rules.units, out.slots, strict=True):
+            kept = tuple(layers[u.name][v] for v in offered.get(u.name, ()))
+            if len(kept) != len(layers.get(u.name, {})):
+                mine[u.name] = unit_traits(rules, u, slot.gpid, kept)
     in_bags = card_names(rules)
     out.slots += [_marker_slot(rules, m, next(gpids), m.name in in_bags) for m in rules.markers]
     out.turn_marker = _track_slot(0, "Game Turn marker", next(gpids))
@@ -293,33 +324,45 @@ def pieces_of(rules: ir.Ruleset, board: TrackBoard) -> Pieces:
     return out
 
 
+def _state_layers(
+    reading: StateReading, states: list[StateLayer], faces: dict[str, Counter]
+) -> dict[str, dict[str, tuple[StateLayer, Layer]]]:
+    """Unit → state → its layer, for the states it may carry in any scenario, each tag
+    in a place of its own on that counter."""
+    by_variable = {st.variable: st for st in states}
+    out = {}
+    for unit, variables in reading.offered(None).items():
+        widths = tuple(tag_width(by_variable[v].levels) for v in variables)
+        places = tag_places(faces.get(unit), widths)
+        out[unit] = {
+            v: (by_variable[v], by_variable[v].layer(layer_offset(place, w)))
+            for v, place, w in zip(variables, places, widths, strict=True)
+        }
+    return out
+
+
 def card_names(rules: ir.Ruleset) -> set[str]:
     """The markers some cup or deck holds: cards."""
     return {name for bag in rules.bags for name in bag.contents}
 
 
-def prototypes(
-    rules: ir.Ruleset, board: TrackBoard, states: list[StateLayer]
-) -> dict[str, tuple[Trait, ...]]:
-    """Each side's counter prototype, the order states, the marker's and (with cards) the card's."""
-    out = {
-        side_prototype_name(side.name): counter_prototype(side, board, states)
-        for side in rules.sides
-    }
-    if states:
-        out["order states"] = (*(s.layer() for s in states), BasicPiece("", ""))
+def prototypes(rules: ir.Ruleset, board: TrackBoard) -> dict[str, tuple[Trait, ...]]:
+    """Each side's counter prototype, the marker's and (with cards) the card's."""
+    out = {side_prototype_name(side.name): counter_prototype(side, board) for side in rules.sides}
     out["marker"] = marker_prototype()
     if card_names(rules):
         out["card"] = card_prototype()
     return out
 
 
-def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> Slot:
+def _unit_slot(
+    rules: ir.Ruleset, u: ir.Unit, gpid: int, states: tuple[tuple[StateLayer, Layer], ...]
+) -> Slot:
     """A unit or leader, in its side's tab and its formation's group."""
     side = the(rules.sides, u.side)
     formation = named(rules.formations, u.formation)
     group = text(formation.title) if formation else ("Leaders" if u.kind == "leader" else "Other")
-    traits = unit_traits(rules, u, gpid)
+    traits = unit_traits(rules, u, gpid, states)
     return Slot(text(u.title), u.name, gpid, traits, u.kind, text(side.title), group)
 
 

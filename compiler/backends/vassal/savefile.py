@@ -3,7 +3,8 @@
 The game text is VASSAL's commands separated by ESC: `begin_save`, an
 AddPiece (`+/id/type/state`) per piece with its prototypes expanded and its
 map and position in the BasicPiece state, an AddPiece per stack naming its
-pieces, each map's board, `end_save` (FORMAT.md, "Set-ups and saved
+pieces, each map's board, the module's GlobalProperty values the set-up
+sets (the hex the map opens at), `end_save` (FORMAT.md, "Set-ups and saved
 games"). The text is written obfuscated as VASSAL writes it: `!VCSK`, a key
 byte in hex, then every UTF-8 byte XOR the key in hex. The key is fixed so
 that the module is the same on every build. `SETUP_STACK` is left out on
@@ -20,6 +21,7 @@ from compiler.backends.vassal.sequence import sequence
 from compiler.backends.vassal.traits import BasicPiece, Trait, piece_state, piece_type
 
 ESC = "\x1b"
+GLOBAL_PROPERTY = "GlobalProperty\t"  # the command that sets a GlobalProperty: prefix;name;value;
 HEADER = "!VCSK"
 KEY = 0x5A
 
@@ -41,9 +43,15 @@ def obfuscate(plain: str, key: int = KEY) -> bytes:
 ID_BLOCK = 100_000
 
 
-def game_text(stacks: list[list[SavedPiece]], boards: dict[str, str], block: int = 0) -> str:
+def game_text(
+    stacks: list[list[SavedPiece]],
+    boards: dict[str, str],
+    block: int = 0,
+    properties: dict[str, str] | None = None,
+) -> str:
     """The commands that place every stack; ids are numbered in order, pieces before
-    stacks, from the start of id block `block` (the scenario's number)."""
+    stacks, from the start of id block `block` (the scenario's number); then each of
+    `properties` (a module GlobalProperty) set to its value."""
     commands = ["begin_save"]
     stack_commands = []
     n = block * ID_BLOCK
@@ -64,6 +72,8 @@ def game_text(stacks: list[list[SavedPiece]], boards: dict[str, str], block: int
         stack_commands.append("+/" + sequence((str(n), "stack", state), "/"))
     commands += stack_commands
     commands += [f"{m}BoardPicker\t{b}\t0\t0" for m, b in boards.items()]
+    for name, value in (properties or {}).items():
+        commands.append(sequence((GLOBAL_PROPERTY, name, value, ""), ";"))
     commands.append("end_save")
     return ESC.join(commands)
 

@@ -1,7 +1,8 @@
 """The tracks board: the game-turn track, a track per scenario-set number, and the off-map boxes.
 
 A second map beside the hex map, drawn here with Pillow: one box per turn
-(the reinforcements of each turn wait in it), a row of numbered boxes for
+(the reinforcements of each turn wait in it, the boxes large enough for the
+largest stack a scenario puts in one, drawn as VASSAL draws a stack), a row of numbered boxes for
 each side's Army Morale (coloured by level, the level's name beneath), for
 every other number a scenario starts at a value (momentum), and for victory
 points; then each side's Eliminated and Captured boxes. Each box is a named
@@ -22,6 +23,12 @@ from compiler.backends.print_and_play.tracks import LEVEL_FILLS
 from compiler.backends.vassal.sequence import text
 
 BOX = 110  # a box holds one counter (96 px) with room around it
+COUNTER = 96
+# How VASSAL draws a stack that is not expanded (the maps' StackMetrics): each counter
+# this many pixels right of and above the one beneath it.
+STACK_SEP = (3, 5)
+STACK_PAD = 7  # room kept between a stack and its box's edge
+LABEL_H = 40  # a turn box's number and time, above the stack waiting in it
 GAP = 8
 MARGIN = 30
 HEADING = 34
@@ -72,6 +79,39 @@ class TrackBoard:
 
 def turn_box(n: int) -> str:
     return f"Turn {n}"
+
+
+def stack_size(n: int) -> tuple[int, int]:
+    """The width and height VASSAL draws a stack of `n` counters."""
+    dx, dy = STACK_SEP
+    return COUNTER + dx * (n - 1), COUNTER + dy * (n - 1)
+
+
+def stack_point(box: Box, n: int) -> tuple[int, int]:
+    """Where a stack of `n` counters goes so that VASSAL draws it in the middle of the
+    box below its label: the bottom counter left of and below that middle by half the
+    stack's spread (still nearest its own box's region, so its location is the box's
+    name)."""
+    dx, dy = STACK_SEP
+    x = box.x + box.w // 2
+    y = box.y + LABEL_H // 2 + box.h // 2
+    return x - dx * (n - 1) // 2, y + dy * (n - 1) // 2
+
+
+def waiting(rules: ir.Ruleset) -> int:
+    """The most counters a scenario puts in one turn box: its reinforcements of a turn,
+    and the Game Turn marker."""
+    most = 0
+    for sc in rules.scenarios:
+        per_turn: dict[int, int] = {}
+        if sc.printed_setup:
+            for u in rules.units:
+                if not u.setup and u.entry is not None:
+                    per_turn[u.entry.turn] = per_turn.get(u.entry.turn, 0) + 1
+        for e in sc.reinforcements:
+            per_turn[e.turn] = per_turn.get(e.turn, 0) + len(e.units)
+        most = max([most, *per_turn.values()])
+    return most + 1
 
 
 def track_box(track: Track, value: int) -> str:
@@ -156,21 +196,25 @@ class _Sheet:
         self.headings.append((MARGIN, self.y, title))
         self.y += HEADING
 
-    def row(self, title: str, items: list[Item]) -> None:
-        """A headed row of boxes, `PER_ROW` to a line."""
+    def row(self, title: str, items: list[Item], size: tuple[int, int] = (BOX, BOX)) -> None:
+        """A headed row of boxes of `size`, as many to a line as `PER_ROW` boxes take."""
         self.heading(title)
+        w, h = size
+        per_row = max(1, PER_ROW * (BOX + GAP) // (w + GAP))
         for i, (name, label, fill, under) in enumerate(items):
-            if i and i % PER_ROW == 0:
-                self.y += BOX + GAP
-            x = MARGIN + (i % PER_ROW) * (BOX + GAP)
-            self.boxes.append(Box(name, label, x, self.y, BOX, BOX, fill, under))
-        self.y += BOX + GAP + HEADING // 2
+            if i and i % per_row == 0:
+                self.y += h + GAP
+            x = MARGIN + (i % per_row) * (w + GAP)
+            self.boxes.append(Box(name, label, x, self.y, w, h, fill, under))
+        self.y += h + GAP + HEADING // 2
 
 
 def layout(rules: ir.Ruleset) -> TrackBoard:
     """The board's rows: the turns, each track, the off-map boxes, then any cups and decks."""
     sheet = _Sheet()
-    sheet.row(_turn_title(rules), _turn_items(rules))
+    w, h = stack_size(waiting(rules))
+    turn_size = (max(BOX, w + 2 * STACK_PAD), max(BOX, h + 2 * STACK_PAD + LABEL_H))
+    sheet.row(_turn_title(rules), _turn_items(rules), turn_size)
     tracks = tracks_of(rules)
     for track in tracks:
         sheet.row(track.title, _track_items(rules, track))
