@@ -30,7 +30,7 @@ from compiler.backends.vassal.log_file import (
     log_file,
     log_text,
 )
-from compiler.backends.vassal.pieces import order_states
+from compiler.backends.vassal.pieces import pieces_of
 from compiler.backends.vassal.played_game import Counter, Look, PlayedGame, changes
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import (
@@ -323,7 +323,10 @@ def expected(rules, game, s) -> dict[str, tuple[str, str, dict]]:
     levels are its values but the first, in the order declared (disrupted 1, shattered 2)."""
     out = {}
     labels = game.rules.board.labels
-    states = order_states(rules)
+    # The order states each counter carries in this scenario (the module's reading).
+    pieces = pieces_of(rules, tracks.layout(rules))
+    states = {st.title: st for st in pieces.states}
+    scenario = game.scenario.name if game.scenario else None
     variables = {v.name: v for v in rules.variables}
     hidden = {u for p in range(len(rules.sides)) for u in s.concealed_from(p)}
     for u in rules.units:
@@ -338,11 +341,11 @@ def expected(rules, game, s) -> dict[str, tuple[str, str, dict]]:
         if where is None:
             continue  # out of play: off the table
         layers = {"Flip": int(s.unit_loss[i] > 0)} if len(u.strengths) >= 2 else {}
-        if u.kind == "unit":
-            for state in states:
-                v, value = variables[state.variable], s.vars[state.variable][i]
-                shown = [x for x in v.values if x != v.initial] if v.values else [True]
-                layers[state.title] = shown.index(value) + 1 if value in shown else 0
+        own = pieces.traits_in(scenario, u.name) if scenario else pieces.slot(u.name).traits
+        for state in (states[t.name] for t in own if isinstance(t, Layer) and t.name in states):
+            v, value = variables[state.variable], s.vars[state.variable][i]
+            shown = [x for x in v.values if x != v.initial] if v.values else [True]
+            layers[state.title] = shown.index(value) + 1 if value in shown else 0
         masked = side.title if i in hidden else "null"
         out[u.title] = (*where, {"layers": layers, "masked": masked})
     last = game.last_turn

@@ -27,6 +27,7 @@ from typing import Any
 from compiler import ir
 from compiler.backends.map_render import MapRenderer
 from compiler.backends.names import the
+from compiler.backends.print_and_play.mix import counter_mix
 from compiler.backends.vassal import description, tracks
 from compiler.backends.vassal.grid import grid_of
 from compiler.backends.vassal.images import SCREEN_DPI
@@ -57,6 +58,8 @@ from compiler.backends.vassal.savefile import ID_BLOCK
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import BasicPiece, Layer, Mask, Prototype, Trait, piece_state
 from compiler.map.model import MapModel
+from dsl.diagnostics import Reporter
+from dsl.source import SourceFiles
 from engine.errors import BadInput
 from engine.game import Game
 from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, State
@@ -111,8 +114,11 @@ class PlayedGame:
         self.heading = heading
         self.board = tracks.layout(rules)
         self.grid = grid_of(MapRenderer(MapModel(rules), SCREEN_DPI))
-        pieces = pieces_of(rules, self.board)
+        # The counters' faces place the order states' tags as the module does.
+        faces = {c.name: c for c in counter_mix(rules, Reporter(SourceFiles()))}
+        pieces = pieces_of(rules, self.board, faces)
         scenario = game.scenario.name if game.scenario else None
+        self.scenario = scenario
         number = next((i for i, sc in enumerate(rules.scenarios) if sc.name == scenario), 0)
         self.base = number * ID_BLOCK
         self.next_id = self.base + pieces.next_gpid
@@ -131,27 +137,24 @@ class PlayedGame:
         return str(self.base + slot.gpid)
 
     def _add_units(self, pieces: Pieces) -> None:
-        """Each unit and leader: its traits with the order states' layers in place,
-        and how its look follows from the engine's state."""
-        order_states = pieces.prototypes.get("order states", ())[:-1]
+        """Each unit and leader: its traits in the scenario (the order states it may
+        carry there, as layers), and how its look follows from the engine's state."""
         variables = {v.name: v for v in self.rules.variables}
+        states = {st.title: st for st in pieces.states}
         for u in self.rules.units:
             slot = next(s for s in pieces.slots if s.name == u.name and s.kind == u.kind)
+            own = pieces.traits_in(self.scenario, u.name) if self.scenario else slot.traits
             traits: list[Trait] = []
             layers: list[int] = []
             levels: list[Callable[[State, int], int]] = []
             mask = None
-            for t in slot.traits:
-                if isinstance(t, Prototype) and t.name == "order states":
-                    for layer, st in zip(order_states, pieces.states, strict=True):
-                        layers.append(len(traits))
-                        levels.append(_state_level(variables[st.variable]))
-                        traits.append(layer)
-                elif isinstance(t, Prototype):
+            for t in own:
+                if isinstance(t, Prototype):
                     traits += expanded((t,), pieces.prototypes)
-                elif isinstance(t, Layer):  # the reduced face (Ctrl+F)
+                elif isinstance(t, Layer):  # an order state, or the reduced face (Ctrl+F)
                     layers.append(len(traits))
-                    levels.append(_reduced_level)
+                    st = states.get(t.name)
+                    levels.append(_state_level(variables[st.variable]) if st else _reduced_level)
                     traits.append(t)
                 else:
                     mask = len(traits) if isinstance(t, Mask) else mask
