@@ -137,8 +137,8 @@ function drawCounters() {
 function drawMarks() {
   const layer = $("marks");
   layer.innerHTML = "";
-  const r = battle.map.radius * 0.8;
-  const mark = (label, cls, text) => {
+  const mark = (label, cls, text, size = 0.8) => {
+    const r = battle.map.radius * size;
     const [x, y] = battle.map.centres[label];
     const d = el("div", { class: cls, "data-hex": label }, text);
     Object.assign(d.style, { left: `${x - r}px`, top: `${y - r}px`, width: `${2 * r}px`, height: `${2 * r}px`, lineHeight: `${2 * r}px` });
@@ -159,7 +159,8 @@ function drawMarks() {
     // One click on a destination moves the unit the cheapest legal way (each step an
     // action of the log); the way is drawn while the pointer rests on the destination.
     for (const p of destinations()) {
-      const d = mark(p.hex, "target", `${p.cost} MP`);
+      // The next steps marked full size, the hexes beyond smaller: the map stays legible.
+      const d = mark(p.hex, p.hexes.length > 1 ? "target beyond" : "target", `${p.cost} MP`, p.hexes.length > 1 ? 0.58 : 0.8);
       d.dataset.path = p.hexes.join(" ");
       d.title = `${p.cost} MP by ${p.hexes.join(", ")} (spent ${spent} of ${allowance} before)`;
       d.addEventListener("mouseenter", () => drawPath(p));
