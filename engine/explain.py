@@ -172,6 +172,45 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
     return _phase_refusal(s, frame, u, a, h, d) or _step_refusal(s, frame, u, a, h, d)
 
 
+def why_not_exit(s: State, u: int) -> Reason | None:
+    """Why unit u may not leave the map now; None when it may. A refusal by an
+    `exit` cites it: its condition leaves the unit out, or it costs too much."""
+    frame = _moving(s)
+    if frame is None:
+        return _nothing_moves(s)
+    if s.unit_status[u] != ON_MAP:
+        return Reason(f"{unit_name(s, u)} is not on the map.")
+    if s.game.actions.exit(u) in s.legal_actions():
+        return None
+    name, a = unit_name(s, u), s.unit_hex[u]
+    step = offering_step(s)
+    if s.game.rules.units[u].side != frame.b["side"]:
+        text = f"{name} is not {side_name(s, frame.b['side'])}'s: only the phasing side moves."
+        return Reason(text, *_parts(step))
+    turn = _turn_refusal(s, frame, u, step)
+    if turn is not None:
+        return turn
+    prim = primitive("move_units")
+    spent, hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
+    found = prim.exit_refusal(s, frame, u, spent, hexes, strategic)  # type: ignore[attr-defined]
+    if found is None:
+        return Reason(f"{name} may not leave the map now.", *_parts(step))
+    refusal, exit_name = found
+    if refusal is Refused.NO_EXIT:
+        return Reason(f"No exit of the rules leaves the map from {hex_label(s, a)}.")
+    if refusal is Refused.EXIT_EXCLUDED:
+        text = f"{name} may not leave the map at {hex_label(s, a)}: {{}} is not for it."
+        return source(s, f"exit:{exit_name}", text).formatted()
+    if refusal is Refused.EXIT_COST:
+        cost = next(x.cost for x in s.game.rules.exits if x.name == exit_name)
+        text = (
+            f"Leaving the map at {hex_label(s, a)} costs {cost} MP; {name} has spent "
+            f"{spent} of its {allowance(s, u)} MP"
+        )
+        return source(s, f"exit:{exit_name}", f"{text}.")
+    return _REFUSALS[refusal](s, frame, u, a, a, 0)
+
+
 def _nothing_moves(s: State) -> Reason:
     if s.is_terminal():
         return Reason("The game is over.")
@@ -369,6 +408,8 @@ def why_not(s: State, action: int) -> Reason | None:
     moving = _moving(s)
     if moving is not None and (action == space.PASS or space.kind_of(action) == "step"):
         return _why_not_while_moving(s, moving, action)
+    if moving is not None and space.kind_of(action) == "exit":
+        return why_not_exit(s, space.decode("exit", action))
     if space.kind_of(action) == "designate" and _designating(s):
         return why_not_combat(s, action)
     return _not_a_choice(s, action)
