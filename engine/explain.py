@@ -190,25 +190,42 @@ def why_not_exit(s: State, u: int) -> Reason | None:
     turn = _turn_refusal(s, frame, u, step)
     if turn is not None:
         return turn
-    prim = primitive("move_units")
-    spent, hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
-    found = prim.exit_refusal(s, frame, u, spent, hexes, strategic)  # type: ignore[attr-defined]
+    found = _exit_refusal(s, frame, u)
     if found is None:
         return Reason(f"{name} may not leave the map now.", *_parts(step))
-    refusal, exit_name = found
-    if refusal is Refused.NO_EXIT:
-        return Reason(f"No exit of the rules leaves the map from {hex_label(s, a)}.")
-    if refusal is Refused.EXIT_EXCLUDED:
-        text = f"{name} may not leave the map at {hex_label(s, a)}: {{}} is not for it."
-        return source(s, f"exit:{exit_name}", text).formatted()
-    if refusal is Refused.EXIT_COST:
-        cost = next(x.cost for x in s.game.rules.exits if x.name == exit_name)
-        text = (
-            f"Leaving the map at {hex_label(s, a)} costs {cost} MP; {name} has spent "
-            f"{spent} of its {allowance(s, u)} MP"
-        )
-        return source(s, f"exit:{exit_name}", f"{text}.")
-    return _REFUSALS[refusal](s, frame, u, a, a, 0)
+    return _REFUSALS[found[0]](s, frame, u, a, a, 0)
+
+
+def _exit_refusal(s: State, frame: Frame, u: int) -> tuple[Refused, str] | None:
+    """What refuses unit u leaving the map now, and the exit that does (`exit_refusal`)."""
+    prim = primitive("move_units")
+    spent, hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
+    return prim.exit_refusal(s, frame, u, spent, hexes, strategic)  # type: ignore[attr-defined]
+
+
+def _refusing_exit(s: State, frame: Frame, u: int) -> str:
+    found = _exit_refusal(s, frame, u)
+    return f"exit:{found[1]}" if found is not None else ""
+
+
+def _no_exit(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    return Reason(f"No exit of the rules leaves the map from {hex_label(s, a)}.")
+
+
+def _exit_excluded(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not leave the map at {hex_label(s, a)}: {{}} is not for it."
+    return source(s, _refusing_exit(s, frame, u), text).formatted()
+
+
+def _exit_cost(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    key = _refusing_exit(s, frame, u)
+    cost = next(x.cost for x in s.game.rules.exits if f"exit:{x.name}" == key)
+    spent = primitive("move_units").move_so_far(frame, u)[0]  # type: ignore[attr-defined]
+    text = (
+        f"Leaving the map at {hex_label(s, a)} costs {cost} MP; {unit_name(s, u)} has spent "
+        f"{spent} of its {allowance(s, u)} MP."
+    )
+    return source(s, key, text)
 
 
 def _nothing_moves(s: State) -> Reason:
@@ -368,6 +385,9 @@ _REFUSALS: dict[Refused, Callable[[State, Frame, int, int, int, int], Reason]] =
     Refused.RESTRICTED: _no_entry,
     Refused.OVERSTACKED: _overstacked,
     Refused.DEAD_END: _dead_end,
+    Refused.NO_EXIT: _no_exit,
+    Refused.EXIT_EXCLUDED: _exit_excluded,
+    Refused.EXIT_COST: _exit_cost,
 }
 
 
