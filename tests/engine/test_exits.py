@@ -51,7 +51,7 @@ def _exit_of(s: State, name: str) -> int:
 
 
 def test_an_exit_refused_for_its_cost_cites_the_exit(game):
-    s = _moving(game, blue_second="0504")
+    s = _moving(game, blue_second="0504", blue_first="0102", blue_general="0102")
     for step in ("0504 → 0604", "0604 → 0704", "0704 → 0804", "0804 → 0904"):
         _act(s, step)
     reason = why_not(s, _exit_of(s, "blue_second"))
@@ -93,6 +93,26 @@ def test_strength_points_off_the_map_win_at_the_end(game):
     _act(s, "1st Blue Foot exits the map at 0904")
     effects.determine_victory(s)
     assert (s.winner, s.level) == (game.rules.side_index("blue"), "marginal")
+
+
+def test_a_column_making_for_the_road_escapes_and_wins_at_once(game):
+    """Played from the scenario's opening (the remembered answers checked against
+    recomputation in the tests): each Blue unit steps east and exits when it may."""
+    s = game.new_initial_state()
+    space = game.actions
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(s.chance_outcomes()[0][0])
+            continue
+        legal = s.legal_actions()
+        exits = [a for a in legal if space.kind_of(a) == "exit"]
+        east = [a for a in legal if space.kind_of(a) == "step" and "→ 0" in s.action_to_string(a)]
+        east = [a for a in east if s.action_to_string(a).endswith(("04", "0904"))]
+        s.apply_action((exits or east or legal)[0])
+    assert (s.winner, s.level) == (game.rules.side_index("blue"), "decisive")
+    assert [
+        game.rules.units[u].name for u in range(len(game.rules.units)) if s.unit_status[u] == EXITED
+    ] == ["blue_first", "blue_second"]
 
 
 def test_the_tracks_board_has_exited_boxes_only_where_units_may_exit():
