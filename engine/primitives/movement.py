@@ -11,7 +11,10 @@ is offered only when the unit can go on from there to a hex where it may
 end its move. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to `strategic_factor`
 times (the series: twice) its
-allowance, every hexside crossed a road or track that carries it.
+allowance, every hexside crossed a road or track that carries it. A unit
+standing on a hex of an `exit` of the rules, with its cost still left of
+its allowance and the exit's condition holding, may leave the map instead
+(its exit action): it is then exited, out of play.
 """
 
 from __future__ import annotations
