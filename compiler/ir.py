@@ -747,6 +747,23 @@ class Restriction:
 
 
 @dataclass(frozen=True, slots=True)
+class Exit:
+    """`exit`: where units may leave the map on purpose, at what cost in MP, and
+    which units may (the condition over `unit`). An exited unit is out of play,
+    neither eliminated nor captured, and counted by `exited_units(side)`."""
+
+    name: str
+    title: str
+    hexes: tuple[str, ...]  # the hexes a unit leaves the map from (an edge's hexes included)
+    edges: tuple[str, ...]  # the map edges named, as written
+    cost: int  # MP spent to leave the map
+    condition: TExpr | None
+    rule: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Victory:
     name: str
     title: str
@@ -948,3 +965,4 @@ class Ruleset:
     impossibles: tuple[Impossible, ...] = ()
     bot_weights: tuple[BotWeights, ...] = ()
     terrain_changes: tuple[TerrainChange, ...] = ()
+    exits: tuple[Exit, ...] = ()

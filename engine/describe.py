@@ -152,12 +152,19 @@ def question_of(text: str) -> str:
 
 
 # An action in words, by the segment of the action space it falls in.
+def _exit_action(s: State, action: int) -> str:
+    """A unit leaving the map by an `exit`, from the hex it stands in."""
+    u = s.game.actions.decode("exit", action)
+    return f"{unit_name(s, u)} exits the map at {hex_label(s, s.unit_hex[u])}"
+
+
 _DESCRIBE_ACTION = {
     "unit": _unit_action,
     "hex": _hex_action,
     "step": _step_action,
     "designate": _designate_action,
     "option": _option_action,
+    "exit": _exit_action,
 }
 
 

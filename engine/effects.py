@@ -13,7 +13,16 @@ from engine.describe import hex_label, side_name, unit_name, value_text
 from engine.events import emit, say
 from engine.queries import enemies_adjacent, unit_steps
 from engine.rules import TerrainChangeSpec
-from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Combat, State
+from engine.state import (
+    CAPTURED,
+    ELIMINATED,
+    EXITED,
+    NOT_ENTERED,
+    ON_MAP,
+    OUT_OF_PLAY,
+    Combat,
+    State,
+)
 from engine.terrain_state import CHANGED_TERRAIN, change_index
 from engine.vocabulary import effect
 
@@ -251,6 +260,16 @@ def capture(s: State, u: int) -> None:
     s.unit_hex[u] = -1
     say(s, f"{unit_name(s, u)} is captured in {hex_label(s, h)}.")
     emit(s, "captured", unit=u, hex=h)
+
+
+def exit_map(s: State, u: int) -> None:
+    """The unit leaves the map on purpose by an `exit` of the rules: out of play as
+    exited (neither eliminated nor captured), where `exited_units` counts it."""
+    h = s.unit_hex[u]
+    s.unit_status[u] = EXITED
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} exits the map at {hex_label(s, h)}.")
+    emit(s, "exited", unit=u, hex=h)
 
 
 def _applies(s: State, victory: object) -> bool:

@@ -172,6 +172,62 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
     return _phase_refusal(s, frame, u, a, h, d) or _step_refusal(s, frame, u, a, h, d)
 
 
+def why_not_exit(s: State, u: int) -> Reason | None:
+    """Why unit u may not leave the map now; None when it may. A refusal by an
+    `exit` cites it: its condition leaves the unit out, or it costs too much."""
+    frame = _moving(s)
+    if frame is None:
+        return _nothing_moves(s)
+    if s.unit_status[u] != ON_MAP:
+        return Reason(f"{unit_name(s, u)} is not on the map.")
+    if s.game.actions.exit(u) in s.legal_actions():
+        return None
+    name, a = unit_name(s, u), s.unit_hex[u]
+    step = offering_step(s)
+    if s.game.rules.units[u].side != frame.b["side"]:
+        text = f"{name} is not {side_name(s, frame.b['side'])}'s: only the phasing side moves."
+        return Reason(text, *_parts(step))
+    turn = _turn_refusal(s, frame, u, step)
+    if turn is not None:
+        return turn
+    found = _exit_refusal(s, frame, u)
+    if found is None:
+        return Reason(f"{name} may not leave the map now.", *_parts(step))
+    return _REFUSALS[found[0]](s, frame, u, a, a, 0)
+
+
+def _exit_refusal(s: State, frame: Frame, u: int) -> tuple[Refused, str] | None:
+    """What refuses unit u leaving the map now, and the exit that does (`exit_refusal`)."""
+    prim = primitive("move_units")
+    spent, hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
+    return prim.exit_refusal(s, frame, u, spent, hexes, strategic)  # type: ignore[attr-defined]
+
+
+def _refusing_exit(s: State, frame: Frame, u: int) -> str:
+    found = _exit_refusal(s, frame, u)
+    return f"exit:{found[1]}" if found is not None else ""
+
+
+def _no_exit(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    return Reason(f"No exit of the rules leaves the map from {hex_label(s, a)}.")
+
+
+def _exit_excluded(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not leave the map at {hex_label(s, a)}: {{}} is not for it."
+    return source(s, _refusing_exit(s, frame, u), text).formatted()
+
+
+def _exit_cost(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    key = _refusing_exit(s, frame, u)
+    cost = next(x.cost for x in s.game.rules.exits if f"exit:{x.name}" == key)
+    spent = primitive("move_units").move_so_far(frame, u)[0]  # type: ignore[attr-defined]
+    text = (
+        f"Leaving the map at {hex_label(s, a)} costs {cost} MP; {unit_name(s, u)} has spent "
+        f"{spent} of its {allowance(s, u)} MP."
+    )
+    return source(s, key, text)
+
+
 def _nothing_moves(s: State) -> Reason:
     if s.is_terminal():
         return Reason("The game is over.")
@@ -329,6 +385,9 @@ _REFUSALS: dict[Refused, Callable[[State, Frame, int, int, int, int], Reason]] =
     Refused.RESTRICTED: _no_entry,
     Refused.OVERSTACKED: _overstacked,
     Refused.DEAD_END: _dead_end,
+    Refused.NO_EXIT: _no_exit,
+    Refused.EXIT_EXCLUDED: _exit_excluded,
+    Refused.EXIT_COST: _exit_cost,
 }
 
 
@@ -369,6 +428,8 @@ def why_not(s: State, action: int) -> Reason | None:
     moving = _moving(s)
     if moving is not None and (action == space.PASS or space.kind_of(action) == "step"):
         return _why_not_while_moving(s, moving, action)
+    if moving is not None and space.kind_of(action) == "exit":
+        return why_not_exit(s, space.decode("exit", action))
     if space.kind_of(action) == "designate" and _designating(s):
         return why_not_combat(s, action)
     return _not_a_choice(s, action)

@@ -35,8 +35,9 @@ class ActionSpace:
 
     PASS (0) ends the current activity (the movement phase, designation, …);
     then one action per unit, per hex, per (unit, direction) step, per combat
-    designation (centre hex, 6-bit mask of neighbours, form) and per option
-    of a small choice (yes/no, a combat, a side).
+    designation (centre hex, 6-bit mask of neighbours, form), per option
+    of a small choice (yes/no, a combat, a side), and per unit leaving the map
+    by an `exit` (last, so that the others keep their numbers).
     """
 
     PASS = 0
@@ -49,7 +50,8 @@ class ActionSpace:
         self.step0 = self.hex0 + n_hexes
         self.designate0 = self.step0 + n_units * DIRECTIONS
         self.option0 = self.designate0 + n_hexes * MASKS * 2
-        self.size = self.option0 + MAX_OPTIONS
+        self.exit0 = self.option0 + MAX_OPTIONS
+        self.size = self.exit0 + n_units
 
     def unit(self, u: int) -> int:
         return self.unit0 + u
@@ -68,6 +70,9 @@ class ActionSpace:
             raise ValueError(f"option {i} outside the action space")
         return self.option0 + i
 
+    def exit(self, u: int) -> int:
+        return self.exit0 + u
+
     def kind_of(self, a: int) -> str:
         if a == self.PASS:
             return "pass"
@@ -79,7 +84,9 @@ class ActionSpace:
             return "step"
         if a < self.option0:
             return "designate"
-        return "option"
+        if a < self.exit0:
+            return "option"
+        return "exit"
 
     def option_index(self, a: int) -> int:
         return a - self.option0
@@ -105,6 +112,8 @@ class ActionSpace:
             return a - self.unit0
         if kind == "hex":
             return a - self.hex0
+        if kind == "exit":
+            return a - self.exit0
         return self.option_index(a)
 
 

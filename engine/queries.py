@@ -15,7 +15,7 @@ from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, uni
 from engine.firing import fired
 from engine.los import sees
 from engine.nodes import RulesError
-from engine.state import MAX_SIDES, NOT_ENTERED, ON_MAP, State
+from engine.state import EXITED, MAX_SIDES, NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, read_cell, row_of
 from engine.terrain_state import CHANGED_TERRAIN, board_of
 from engine.vocabulary import query
@@ -274,6 +274,17 @@ def units_of(s: State, side: int) -> tuple[int, ...]:
         status = occupancy.status
         found = occupancy.on_map[side] = tuple(u for u in by_side[side] if status[u] == ON_MAP)
     return found
+
+
+@query(("side", "side"), returns="units")
+def exited_units(s: State, side: int) -> tuple[int, ...]:
+    """Every unit and leader of a side that has left the map by an `exit` (what a
+    victory condition counts: `sum(exited_units(side), strength)`)."""
+    by_side = s.game.units_by_side
+    if not 0 <= side < len(by_side):
+        return ()
+    status = s.unit_status
+    return tuple(u for u in by_side[side] if status[u] == EXITED)
 
 
 @query(returns="units")

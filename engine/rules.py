@@ -340,6 +340,19 @@ class RestrictionSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ExitSpec:
+    """Where units may leave the map on purpose (an `exit`): from `hexes`, for
+    `cost` MP, the units `condition(state, {"unit": u, "hex": h})` allows."""
+
+    name: str
+    title: str
+    hexes: frozenset[int]
+    cost: int
+    condition: Fn | None
+    rule: str  # the rule switch it belongs to ("" for always)
+
+
+@dataclass(frozen=True, slots=True)
 class VictorySpec:
     name: str
     title: str
@@ -487,6 +500,8 @@ class Rules:
     # the changes of one group alters, keyed by the changes' indices (in order).
     terrain_changes: tuple[TerrainChangeSpec, ...] = ()
     board_patches: dict[tuple[int, ...], BoardPatch] = field(default_factory=dict)
+    # Where units may leave the map on purpose.
+    exits: tuple[ExitSpec, ...] = ()
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -26,7 +26,8 @@ NOT_ENTERED = 1
 ELIMINATED = 2
 CAPTURED = 3
 OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map)
-STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
+EXITED = 5  # left the map on purpose, by an `exit` of the rules
+STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play", "exited")
 
 # A hex and a side as one int, `hex * MAX_SIDES + side`, and a unit and what is
 # asked of it as `unit + MAX_UNITS * …` (answers kept by key, engine/incremental.py):

@@ -123,6 +123,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "eliminated": (("unit", "unit"), ("hex", "hex"), ("steps", "int")),
     "captured": (("unit", "unit"), ("hex", "hex")),
     "left_map": (("unit", "unit"), ("hex", "hex")),
+    "exited": (("unit", "unit"), ("hex", "hex")),
     "became_adjacent": (("unit", "unit"), ("hex", "hex")),
     "start": (("procedure", "procedure"), ("side", "side")),
     "end": (("procedure", "procedure"), ("side", "side")),

@@ -63,6 +63,7 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "modifiers": (set(), 'a line per modifier: `AMOUNT "label" when CONDITION`'),
     "trigger": (check.TRIGGER_KEYS, "`when CONDITION`, `do { statements }`"),
     "restriction": (check.RESTRICTION_KEYS, "`when CONDITION`"),
+    "exit": (check.EXIT_KEYS, "`when CONDITION`"),
     "conceal": (check.CONCEAL_KEYS, "`when CONDITION`"),
     "impossible": (set(), "`when CONDITION`"),
     "victory": (check.VICTORY_KEYS, "`when CONDITION`"),

@@ -167,12 +167,19 @@ def _designate_details(s: State, a: int) -> dict[str, Any]:
     return {"attack": [centre_label], "defend": ring}
 
 
+def _exit_details(s: State, a: int) -> dict[str, Any]:
+    """The unit leaving the map, and the hex it leaves from."""
+    u = s.game.actions.decode("exit", a)
+    return {"unit": u, "hex": s.game.rules.board.labels[s.unit_hex[u]]}
+
+
 # What an action of each kind names, beside its words.
 _ACTION_DETAILS = {
     "step": _step_details,
     "unit": _unit_details,
     "hex": _hex_details,
     "designate": _designate_details,
+    "exit": _exit_details,
 }
 
 

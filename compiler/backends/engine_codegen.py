@@ -892,6 +892,20 @@ class Codegen:
             for c in self.rules.concealments
         ]
 
+    def exits(self) -> list[dict[str, object]]:
+        """Where units may leave the map: each exit's hexes as a set of hex ids."""
+        return [
+            {
+                "name": x.name,
+                "title": x.title,
+                "hexes": self.hex_set(frozenset(self.hex_index[h] for h in x.hexes)),
+                "cost": x.cost,
+                "condition": self.optional_fn(x.condition, "condition", "exit", x.name),
+                "rule": x.rule,
+            }
+            for x in self.rules.exits
+        ]
+
     def impossibles(self) -> list[dict[str, object]]:
         return [
             {
@@ -1128,6 +1142,7 @@ class Codegen:
             "modifiers": self.modifiers(),
             "triggers": self.triggers(),
             "restrictions": [self.restriction(x) for x in r.restrictions],
+            "exits": self.exits(),
             "concealments": self.concealments(),
             "impossibles": self.impossibles(),
             "victories": self.victories(),
@@ -1418,6 +1433,7 @@ def _declarations(r: ir.Ruleset) -> Iterator[tuple[str, str, ir.Prov]]:
     for kind, items in (
         ("define", r.defines),
         ("restriction", r.restrictions),
+        ("exit", r.exits),
         ("terrain", r.terrain),
         ("hexside", r.hexside_features),
         ("table", r.tables),

@@ -34,6 +34,7 @@ from compiler.check.conditions import (
 )
 from compiler.check.declare import BAG_KEYS, VICTORY_LEVEL_KEYS
 from compiler.check.driver import check_files, check_ruleset, compile_loaded, compile_ruleset
+from compiler.check.exits import EXIT_KEYS
 from compiler.check.header import RULESET_KEYS
 from compiler.check.kinds import COUNTER_KINDS, RESULT_KEYS
 from compiler.check.names import KINDS
@@ -42,6 +43,7 @@ __all__ = [
     "BAG_KEYS",
     "CONCEAL_KEYS",
     "COUNTER_KINDS",
+    "EXIT_KEYS",
     "KINDS",
     "RESTRICTION_KEYS",
     "RESTRICTION_KINDS",

@@ -64,6 +64,7 @@ def assemble(
         procedures=bodies.procedures,
         triggers=bodies.triggers,
         restrictions=bodies.restrictions,
+        exits=bodies.exits,
         concealments=bodies.concealments,
         impossibles=bodies.impossibles,
         bot_weights=bodies.bot_weights,

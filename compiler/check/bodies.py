@@ -1,8 +1,8 @@
 """Pass 6: type-check every body — expressions and statements.
 
 Definitions, units' commands, modifier lists, results, procedures' steps,
-triggers, restrictions, concealment, impossible positions, scenarios, victory conditions and bot
-weights, in that order (the order their errors are reported in).
+triggers, restrictions, exits, concealment, impossible positions, scenarios,
+victory conditions and bot weights, in that order (the order their errors are reported in).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from compiler.check.collect import Declarations
 from compiler.check.conditions import Restrictions, conceal, impossible, victory, when
 from compiler.check.declare import Declared
 from compiler.check.defines import check_param_types
+from compiler.check.exits import check_exit
 from compiler.check.expressions import Scope
 from compiler.check.kinds import Parts, ResultCode
 from compiler.check.patch import Procedures, Steps
@@ -40,6 +41,7 @@ class Bodies:
     procedures: tuple[ir.Procedure, ...]
     triggers: tuple[ir.Trigger, ...]
     restrictions: tuple[ir.Restriction, ...]
+    exits: tuple[ir.Exit, ...]
     concealments: tuple[ir.Concealment, ...]
     impossibles: tuple[ir.Impossible, ...]
     scenarios: tuple[ir.Scenario, ...]
@@ -68,6 +70,7 @@ def check_bodies(
         procedures,
         triggers,
         restrictions,
+        _exits(tools, decls, parts),
         concealments,
         tuple(impossible(tools, d, rule) for d, rule in decls.switched("impossible")),
         scenarios,
@@ -86,6 +89,12 @@ def _restrictions(
         conceal(tools, d, rule, parts.forces) for d, rule in decls.switched("conceal")
     )
     return restrictions, concealments
+
+
+def _exits(tools: Tools, decls: Declarations, parts: Parts) -> tuple[ir.Exit, ...]:
+    """Where units may leave the map on purpose, their hexes read as a set-up's are."""
+    hexes = ScenarioChecker(tools.reporter, tools.symbols, tools.exprs, parts.forces.places)
+    return tuple(check_exit(tools, d, rule, parts.map, hexes) for d, rule in decls.switched("exit"))
 
 
 def _scenarios(tools: Tools, decls: Declarations, parts: Parts) -> tuple[ir.Scenario, ...]:

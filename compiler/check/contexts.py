@@ -54,6 +54,11 @@ CONTEXTS: dict[str, ConditionContext] = {
         (("unit", "unit"),),
         "the movement allowance of `unit`",
     ),
+    "exit": ConditionContext(
+        "exit NAME { through HEX… | edge EDGE…; cost N; when CONDITION }",
+        (("unit", "unit"), ("hex", "hex")),
+        "`unit` is the unit that would leave the map, from `hex`, the exit hex it stands in",
+    ),
     "conceal": ConditionContext(
         "conceal NAME { from SIDE when CONDITION }",
         (("unit", "unit"), ("hex", "hex")),

@@ -27,6 +27,7 @@ KINDS = {
     "modifiers",
     "trigger",
     "restriction",
+    "exit",
     "conceal",
     "impossible",
     "victory",

@@ -11,7 +11,10 @@ is offered only when the unit can go on from there to a hex where it may
 end its move. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to `strategic_factor`
 times (the series: twice) its
-allowance, every hexside crossed a road or track that carries it.
+allowance, every hexside crossed a road or track that carries it. A unit
+standing on a hex of an `exit` of the rules, with its cost still left of
+its allowance and the exit's condition holding, may leave the map instead
+(its exit action): it is then exited, out of play.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any, ClassVar
 from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import arrived, say
+from engine.effects import arrived, exit_map, say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_of
@@ -37,7 +40,7 @@ from engine.restrictions import (
     refused_end,
     refused_entry,
 )
-from engine.rules import BoardSpec, Rules
+from engine.rules import BoardSpec, ExitSpec, Rules
 from engine.state import MAX_UNITS, Frame, GameOfState, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
@@ -68,6 +71,9 @@ class Refused(Enum):
     RESTRICTED = "a no_entry or confined_to restriction"
     OVERSTACKED = "the rules' stacking limit"
     DEAD_END = "a no_end restriction, and no way on from there"
+    NO_EXIT = "no exit of the rules leaves the map from the unit's hex"
+    EXIT_EXCLUDED = "the exit's condition does not allow the unit"
+    EXIT_COST = "leaving the map costs more MP than the unit has left"
 
 
 @lru_cache(maxsize=8)
@@ -110,7 +116,8 @@ _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may 
     _STRATEGIC_STEP,
     _STACKING,
     _RESTRICTIONS,
-) = (kind * MAX_UNITS for kind in range(1, 10))
+    _EXIT,
+) = (kind * MAX_UNITS for kind in range(1, 11))
 _DIRECTION = 16 * MAX_UNITS  # times the direction (below 8)
 _BOUND = 8 * _DIRECTION  # times the number of the restrictions (`_numbered`)
 _NUMBERS = 1 << 16  # (below this)
@@ -415,6 +422,64 @@ class MoveUnits(Primitive):
             if refuse(s, frame, u, d, spent, ma, strategic, one_hex, tests, None, hexes) is None
         ]
 
+    def _exit(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        spent: int = 0,
+        hexes: int = 0,
+        strategic: bool = False,
+    ) -> tuple[int, ...]:
+        """Unit u's action of leaving the map, when an `exit` of the rules lets it."""
+        if not s.game.rules.exits:
+            return ()
+        if self.exit_refusal(s, frame, u, spent, hexes, strategic) is not None:
+            return ()
+        return (s.game.actions.exit(u),)
+
+    def exit_refusal(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        spent: int = 0,
+        hexes: int = 0,
+        strategic: bool = False,
+    ) -> tuple[Refused, str] | None:
+        """What refuses unit u, having spent `spent` MP over `hexes` hexes, leaving the
+        map from where it stands, and the exit that refuses it ("" for none); None
+        when an exit lets it. Where several exits leave from its hex, one that
+        lets it will do; else the first one's refusal is given."""
+        refusal = self.unit_refusal(s, u, hexes)
+        if refusal is not None:
+            return refusal, ""
+        h = s.unit_hex[u]
+        first: tuple[Refused, str] | None = None
+        for x in s.game.rules.exits:
+            if h not in x.hexes or (x.rule and not s.game.switch_on[x.rule]):
+                continue
+            refused = self._exit_refused_by(s, frame, x, u, h, spent, strategic)
+            if refused is None:
+                return None
+            first = first or (refused, x.name)
+        return first or (Refused.NO_EXIT, "")
+
+    def _exit_refused_by(
+        self, s: State, frame: Frame, x: ExitSpec, u: int, h: int, spent: int, strategic: bool
+    ) -> Refused | None:
+        """Whether exit x lets unit u leave from hex h: its condition allows the unit,
+        and its cost is within what the unit has left of its allowance (of
+        `strategic_factor` times it, moving strategically)."""
+        if x.condition is not None and not x.condition(s, {"unit": u, "hex": h}):
+            return Refused.EXIT_EXCLUDED
+        limit = allowance(s, u)
+        if strategic:
+            limit *= int(self.call(s, frame, "strategic_factor", unit=u))
+        if spent + x.cost > limit:
+            return Refused.EXIT_COST
+        return None
+
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
         """Whether the unit may always move one hex (9.1's exception; the rules
         say so with `one_hex_minimum`, and without it every unit may)."""
@@ -503,6 +568,10 @@ class MoveUnits(Primitive):
                 refusal = ask(key, refuse, s, frame, u, d, 0, ma, False, one_hex, tests)
             if refusal is None:
                 steps.append(first + d)
+        if s.game.rules.exits:
+            key = u + _EXIT
+            found = known.get(key)
+            steps.extend(ask(key, self._exit, s, frame, u) if found is None else found)
         if "strategic" not in frame.params:  # type: ignore[operator]
             return tuple(steps)
         key = u + _STRATEGIC
@@ -576,6 +645,7 @@ class MoveUnits(Primitive):
         own: list[int] = []
         if active >= 0 and not b["stop"]:
             own = self._steps(s, frame, active, b["spent"], b["hexes"], b["strategic"])
+            own.extend(self._exit(s, frame, active, b["spent"], b["hexes"], b["strategic"]))
             if own and refused_end(s, active, s.unit_hex[active]) is not None:
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
@@ -607,6 +677,13 @@ class MoveUnits(Primitive):
             # runs, then the movement goes on.
             _end_move(b)
             self.push_procedure(s, b["between_moves"], {"side": b["side"]})
+        elif space.kind_of(action) == "exit":
+            u = space.decode("exit", action)
+            if u != b["active"]:
+                _end_move(b)
+                b["active"] = u
+            _end_move(b)
+            exit_map(s, u)
         elif space.kind_of(action) == "unit":
             u = space.decode("unit", action)
             _end_move(b)

@@ -415,7 +415,7 @@ function renderTracks() {
 function renderOffmap() {
   const box = $("offmap");
   box.innerHTML = "";
-  const boxes = { not_entered: "To enter (turn track)", eliminated: "Eliminated", captured: "Captured", out_of_play: "Out of play" };
+  const boxes = { not_entered: "To enter (turn track)", eliminated: "Eliminated", captured: "Captured", exited: "Exited", out_of_play: "Out of play" };
   for (const [status, title] of Object.entries(boxes)) {
     const units = battle.units.filter((u) => view.units[u.name] && view.units[u.name].status === status);
     if (!units.length) continue;

@@ -3,7 +3,7 @@
 `muster replay game.jsonl --vassal game.vlog` replays a record with the
 engine (`engine.play.certify`) and hands each position to `PlayedGame`,
 which keeps how the VASSAL table shows it: every unit on its hex, in its
-entry turn's box, in its side's Eliminated or Captured box, or out of play;
+entry turn's box, in its side's Eliminated, Captured or Exited box, or out of play;
 its reduced face and order-state layers; its concealment mask; the Game Turn
 marker and every track marker in their boxes. The log starts from the
 engine's first position and has one step per line of the record (after an
@@ -62,7 +62,7 @@ from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.errors import BadInput
 from engine.game import Game
-from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, State
+from engine.state import CAPTURED, ELIMINATED, EXITED, NOT_ENTERED, ON_MAP, State
 
 Place = tuple[str, int, int]  # a map and a point on it
 
@@ -175,6 +175,8 @@ class PlayedGame:
             ELIMINATED: self._box(tracks.eliminated_box(side)),
             CAPTURED: self._box(tracks.captured_box(side)),
         }
+        if self.rules.exits:
+            boxes[EXITED] = self._box(tracks.exited_box(side))
         entry = self._turn_box(self.game.entries[index][0])
 
         def look(s: State, hidden: frozenset[int]) -> Look:

@@ -5,7 +5,8 @@ A second map beside the hex map, drawn here with Pillow: one box per turn
 largest stack a scenario puts in one, drawn as VASSAL draws a stack), a row of numbered boxes for
 each side's Army Morale (coloured by level, the level's name beneath), for
 every other number a scenario starts at a value (momentum), and for victory
-points; then each side's Eliminated and Captured boxes. Each box is a named
+points; then each side's Eliminated and Captured boxes (and Exited, in a
+battle whose units may leave the map by an `exit`). Each box is a named
 region of the board's grid, so VASSAL reports a move as "Turn 4 → Turn 5"
 or "<side> Army Morale 14 → 13". Cups and decks sit in their own boxes.
 """
@@ -126,6 +127,10 @@ def captured_box(side: ir.Side) -> str:
     return f"{text(side.title)}: Captured"
 
 
+def exited_box(side: ir.Side) -> str:
+    return f"{text(side.title)}: Exited"
+
+
 def pile_box(bag: ir.Bag) -> str:
     return text(bag.title)
 
@@ -218,7 +223,7 @@ def layout(rules: ir.Ruleset) -> TrackBoard:
     tracks = tracks_of(rules)
     for track in tracks:
         sheet.row(track.title, _track_items(rules, track))
-    _off_map_boxes(sheet, rules.sides)
+    _off_map_boxes(sheet, rules.sides, bool(rules.exits))
     if rules.bags:
         _pile_boxes(sheet, rules.bags)
     width = max(b.x + b.w for b in sheet.boxes) + MARGIN
@@ -265,13 +270,17 @@ def _holds(level: ir.Level, n: int) -> bool:
     return (level.low is None or level.low <= n) and (level.high is None or n <= level.high)
 
 
-def _off_map_boxes(sheet: _Sheet, sides: tuple[ir.Side, ...]) -> None:
-    """Each side's Eliminated and Captured boxes, side by side in one row."""
+def _off_map_boxes(sheet: _Sheet, sides: tuple[ir.Side, ...], exits: bool) -> None:
+    """Each side's Eliminated and Captured boxes — and Exited, where units may leave
+    the map by an `exit` — side by side in one row."""
     sheet.heading("Off-map boxes")
     x = MARGIN
-    wide = 3 * BOX
+    wide = (2 if exits else 3) * BOX
     for side in sides:
-        for name in (eliminated_box(side), captured_box(side)):
+        names = [eliminated_box(side), captured_box(side)]
+        if exits:
+            names.append(exited_box(side))
+        for name in names:
             sheet.boxes.append(Box(name, name, x, sheet.y, wide, 2 * BOX, "#ffffff"))
             x += wide + GAP
     sheet.y += 2 * BOX + GAP + HEADING // 2
