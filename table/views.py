@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import explain
-from engine.describe import side_name
+from engine.describe import marker_title, side_name
+from engine.information import HIDDEN
 from engine.interpreter import current_node
 from engine.save import to_json
 from engine.state import State
@@ -228,6 +229,22 @@ def tracks(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def bags_json(
+    s: State, seen: dict[str, Any], markers: Markers, hidden: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Each bag by its title, the markers in it the viewer may see by theirs; the rest (a
+    bag private to the other side, a deck's face-down cards) only counted."""
+    out = {}
+    for bag, tokens in seen["bags"].items():
+        shown = [] if bag in hidden else [t for t in tokens if t != HIDDEN]
+        out[bag] = {
+            "title": marker_title(s, bag, "bag"),
+            "markers": [markers.title.get(t) or marker_title(s, t) for t in shown],
+            "face_down": len(tokens) - len(shown),
+        }
+    return out
+
+
 def combat_under_way(s: State) -> int | None:
     """The combat being fought now: the innermost procedure with a binding of type combat."""
     procs = s.game.rules.procedures
@@ -314,10 +331,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
         "units": seen["units"],
         "concealed": seen.get("concealed", {}),
         "tracks": tracks(s, seen),
-        "bags": {
-            bag: ({"count": len(tokens)} if bag in hidden else {"markers": list(tokens)})
-            for bag, tokens in seen["bags"].items()
-        },
+        "bags": bags_json(s, seen, markers, hidden),
         "combats": combats_json(s, seen),
         "terrain_changes": terrain_changes_json(s, seen),
         "decision": decision(s, viewer),

@@ -426,9 +426,10 @@ function renderOffmap() {
   }
   const hand = $("hand");
   hand.innerHTML = "";
-  for (const [bag, c] of Object.entries(view.bags)) {
-    const text = c.markers ? (c.markers.map((m) => m.replace(/_/g, " ")).join(", ") || "empty") : `${c.count} face down`;
-    hand.append(el("div", {}, `${bag.replace(/_/g, " ")}: ${text}`));
+  for (const c of Object.values(view.bags)) {
+    const parts = [...c.markers];
+    if (c.face_down) parts.push(`${c.face_down} face down`);
+    hand.append(el("div", {}, `${c.title}: ${parts.join(", ") || "empty"}`));
   }
 }
 

@@ -321,7 +321,7 @@ def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
                         assert t not in text and cards[t].title not in text
                     checked += 1
                 mine = client.get(f"/api/games/{gid}?side={owner}").text
-                assert t in mine  # the owner sees his own hand
+                assert cards[t].title in mine  # the owner sees his own hand
         if view["waits_for_roll"]:
             view = client.post(f"/api/games/{gid}/roll", json={"move": view["move"]}).json()
             continue
@@ -475,7 +475,7 @@ def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, tra
         assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
 
 
-def test_the_panel_shows_the_rulebooks_tracks_not_the_rules_bookkeeping(client, newtown_table):
+def test_the_panel_shows_the_rulebooks_tracks_and_bags_in_its_words(client, newtown_table):
     _gid, view = _new(client)
     titles = [t["title"] for t in view["tracks"]]
     assert titles == ["Victory Points", "Army Morale", "Momentum Chits"]
@@ -484,3 +484,11 @@ def test_the_panel_shows_the_rulebooks_tracks_not_the_rules_bookkeeping(client, 
     assert [t["title"] for t in shown] == ["Victory Points", "Army Morale", "Momentum Chits"]
     # Each a number per side, as on the printed tracks.
     assert all(set(t["values"]) == {"american", "indian"} for t in shown)
+    # The cups, decks and hands by their titles; what the side may not see only counted.
+    bags = newtown_table.view_of(tg, "american")["bags"]
+    assert bags["american_deck"] == {
+        "title": "American Opportunity deck",
+        "markers": [],
+        "face_down": len(tg.state.bags["american_deck"]),
+    }
+    assert all("_" not in b["title"] and "hidden" not in b["markers"] for b in bags.values())
