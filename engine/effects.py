@@ -231,7 +231,8 @@ def _points(value: int | Fraction) -> str:
 
 @effect(("u", "unit"))
 def lose_step(s: State, u: int) -> None:
-    """The unit loses one step: a full-strength two-step unit flips, else it is eliminated."""
+    """The unit loses one step: it shows its next step's values (a two-step unit flips;
+    past the second step, a replacement counter), and after its last step it is eliminated."""
     steps = len(s.game.rules.units[u].strengths)
     if s.unit_loss[u] + 1 < steps:
         s.unit_loss[u] += 1

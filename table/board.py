@@ -16,7 +16,7 @@ from PIL import Image
 
 from compiler import ir
 from compiler.backends.print_and_play import render_map  # map_render by way of its importer
-from compiler.backends.print_and_play.mix import counter_mix
+from compiler.backends.print_and_play.mix import counter_mix, face_names
 from compiler.backends.print_and_play.paint import paint
 from compiler.map.model import MapModel
 from dsl.diagnostics import Reporter
@@ -36,6 +36,9 @@ class Board:
     radius: float  # centre to corner of a hex, in map pixels
     centres: dict[str, tuple[float, float]]  # hex label -> pixel centre
     faces: dict[str, bytes]  # "NAME-front" / "NAME-back" -> PNG
+    # Each unit's face for each step, full strength first: the page shows the one
+    # for its steps lost (a replacement counter's past the second step).
+    steps: dict[str, tuple[str, ...]]
 
 
 def _png(img: Image.Image) -> bytes:
@@ -61,4 +64,5 @@ def draw_board(rules: ir.Ruleset, sources: SourceFiles) -> Board:
         for side, face in (("front", c.front), ("back", c.back)):
             img = paint(face).convert("RGB").resize((COUNTER_PX, COUNTER_PX), Image.LANCZOS)
             faces[f"{c.name}-{side}"] = _png(img)
-    return Board(_png(image), image.width, image.height, radius, centres, faces)
+    steps = {u.name: face_names(u) for u in rules.units}
+    return Board(_png(image), image.width, image.height, radius, centres, faces, steps)

@@ -296,6 +296,7 @@ async def battle(request: Request) -> Response:
                     "side": rules.sides[u.side].name,
                     "kind": u.kind,
                     "steps": max(len(u.strengths), 1),
+                    "faces": t.board.steps[u.name],
                 }
                 for u in rules.units
             ],

@@ -26,6 +26,8 @@ RULESETS = ROOT / "rulesets"
 # The litmus battle: the series on a small hand-made map, for series rules
 # played on positions written by hand.
 LITMUS = ROOT / "tests" / "data" / "litmus" / "base.mst"
+# The training battle with a unit of three steps: a face for each on every output.
+STEPS = ROOT / "tests" / "data" / "steps"
 
 
 def shared_file(*parts: str) -> Path | None:

@@ -9,12 +9,13 @@ stripe), a body, and slots that hold printed values:
     bottom                                (spread evenly, left to right)
 
 The series defaults below put the name in the band, the set-up hex or turn
-and hex of entry top left, the formation letter top right, the unit-type
-symbol in the centre (a rifle badge to its left) and strength, morale and
-movement along the bottom; leaders show rank stars in the centre and their
-close-combat DRM, leadership DRM and movement along the bottom; a piece
-(neither combat unit nor leader) shows its full name in the centre. A ruleset
-changes them with `counter_face`, which replaces only what it names:
+and hex of entry top left (on a replacement counter, the step it shows), the
+formation letter top right, the unit-type symbol in the centre (a rifle badge
+to its left) and strength, morale and movement along the bottom; leaders
+show rank stars in the centre and their close-combat DRM, leadership DRM and
+movement along the bottom; a piece (neither combat unit nor leader) shows its
+full name in the centre. A ruleset changes them with `counter_face`, which
+replaces only what it names:
 
     counter_face rear_guard_box "Rear guard" § battle II {
         counters unit                 # unit, leader, piece or marker
@@ -26,10 +27,11 @@ changes them with `counter_face`, which replaces only what it names:
     }
 
 A slot lists its fields: `name`, `symbol`, `strength`, `morale`, `movement`,
-`setup`, `letter`, any unit attribute (`rank`), a "text", and the forms
-`signed(attr)` (+1, 0, -1), `stars(attr)` (that many stars) and
-`badge(attr, "R")` (a circled "R" on units whose attribute is set, white
-on black or black on white as its value says). `slot none` empties a slot.
+`setup`, `step` ("3rd step" on a replacement counter), `letter`, any unit
+attribute (`rank`), a "text", and the forms `signed(attr)` (+1, 0, -1),
+`stars(attr)` (that many stars) and `badge(attr, "R")` (a circled "R" on
+units whose attribute is set, white on black or black on white as its value
+says). `slot none` empties a slot.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from dsl.diagnostics import (
 SLOTS = ("band", "top_left", "top_right", "left", "centre", "right", "bottom")
 COUNTER_KINDS = ("unit", "leader", "piece", "marker")
 VALUES = {
-    "unit": {"name", "symbol", "strength", "morale", "movement", "setup", "letter"},
+    "unit": {"name", "symbol", "strength", "morale", "movement", "setup", "step", "letter"},
     "leader": {"name", "movement", "setup"},
     "piece": {"name", "title", "movement", "setup"},
     "marker": {"name"},
@@ -90,7 +92,7 @@ SERIES_FACES = (
         (),
         {
             "band": (_f("name"),),
-            "top_left": (_f("setup"),),
+            "top_left": (_f("setup"), _f("step")),
             "top_right": (_f("letter"),),
             "left": (_f("rifle", "badge", "R"),),
             "centre": (_f("symbol"),),

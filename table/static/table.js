@@ -89,9 +89,9 @@ function drawCounters() {
     stack.style.top = `${y - COUNTER / 2}px`;
     units.forEach((i, n) => {
       const u = battle.units[i];
-      const face = view.units[u.name].steps_lost > 0 ? "back" : "front";
+      const face = u.faces[Math.min(view.units[u.name].steps_lost, u.faces.length - 1)];
       const img = el("img", {
-        class: "counter", src: `/api/face/${u.name}-${face}.png`, title: `${u.title} (${label})`,
+        class: "counter", src: `/api/face/${face}.png`, title: `${u.title} (${label})`,
         "data-unit": i, "data-hex": label, draggable: "false",
       });
       img.style.width = img.style.height = `${COUNTER}px`;

@@ -11,10 +11,16 @@ from compiler.backends.print_and_play.geometry import COUNTER_INCHES, COUNTER_PX
 from compiler.backends.print_and_play.mix import counter_mix
 from compiler.check import compile_ruleset
 from dsl.diagnostics import Reporter
-from tests.conftest import RULESETS
+from tests.conftest import RULESETS, STEPS
 from tests.print_helpers import PRINT_TEST
 
-RULESETS_TO_DRAW = [RULESETS / "training", RULESETS / "monmouth", RULESETS / "newtown", PRINT_TEST]
+RULESETS_TO_DRAW = [
+    RULESETS / "training",
+    RULESETS / "monmouth",
+    RULESETS / "newtown",
+    PRINT_TEST,
+    STEPS,
+]
 
 
 def mix_of(path):
@@ -82,6 +88,21 @@ def test_fronts_and_backs_print_the_declared_values():
     assert texts(by_name["jaegers"].back) == []
     assert "(3) 0101" in texts(by_name["dragoons"].front)
     assert "T2 0101+" in texts(by_name["rangers"].front)
+
+
+def test_a_three_step_unit_has_a_replacement_counter_for_its_third_step():
+    _rules, mix = mix_of(STEPS)
+    counters = [c for c in mix if c.name.startswith("red_grenadiers")]
+    assert [c.name for c in counters] == ["red_grenadiers", "red_grenadiers-step3"]
+    unit, replacement = counters
+    # strength, morale, movement: 6 / 4 / 2 and 2 / 1 / 0, the set-up on the front only
+    assert texts(unit.front) == ["Grenadiers", "0304", "6", "+2", "4"]
+    assert texts(unit.back) == ["Grenadiers", "4", "+1", "4"]
+    assert texts(replacement.front) == ["Grenadiers", "3rd step", "2", "0", "4"]
+    assert texts(replacement.back) == []  # the unit's declared back: blank
+    assert (replacement.kind, replacement.side, replacement.copies) == ("unit", "red", 1)
+    # a two-step unit keeps its one counter
+    assert [c.name for c in mix if c.name.startswith("red_guard")] == ["red_guard"]
 
 
 def test_leaders_show_rank_stars_and_their_drms():

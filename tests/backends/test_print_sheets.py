@@ -20,7 +20,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from compiler.build import build
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STEPS
 from tests.print_helpers import PRINT_TEST, crop, difference, outlines, render_pdf
 
 PAPERS = {"letter": (2550, 3300, 612, 792), "a4": (2480, 3508, 595.2, 841.92)}
@@ -151,6 +151,10 @@ def assert_counter_mix(built: Path, dump: dict, paper: str) -> None:
     expected: Counter[tuple[frozenset[str], frozenset[str]]] = Counter()
     for u in dump["units"]:
         expected[(groups[f"{u['name']}-front"], groups[f"{u['name']}-back"])] += 1
+        # a replacement counter for each two steps past the second (docs/print_and_play.md)
+        for step in range(3, len(u["strengths"]) + 1, 2):
+            name = f"{u['name']}-step{step}"
+            expected[(groups[f"{name}-front"], groups[f"{name}-back"])] += 1
     for m in dump["markers"]:
         expected[(groups[f"{m['name']}-front"], groups[f"{m['name']}-back"])] += m["count"]
     assert seen == expected
@@ -173,6 +177,22 @@ def test_one_png_per_counter_side_at_188_px(built, dump):
         img = Image.open(built / "counters" / name)
         assert img.size == (188, 188)
         assert img.info["dpi"] == pytest.approx((300, 300), abs=0.01)
+
+
+def test_a_three_step_units_replacement_counter_is_on_the_sheets(tmp_path):
+    build(STEPS, tmp_path, only="counters", progress=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "muster.cli", "dump", str(STEPS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    folder = tmp_path / "print" / "counters"
+    for side in ("front", "back"):
+        img = Image.open(folder / f"red_grenadiers-step3-{side}.png")
+        assert img.size == (188, 188)
+    assert_counter_mix(tmp_path / "print", json.loads(done.stdout), "letter")
 
 
 @pytest.mark.slow

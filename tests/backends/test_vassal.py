@@ -14,6 +14,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
 
 from compiler import ir
 from compiler.backends.map_render import MapRenderer
@@ -24,7 +25,7 @@ from compiler.build import vassal_output
 from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
 from muster.cli import main
-from tests.conftest import RULESETS, shared_file
+from tests.conftest import RULESETS, STEPS, shared_file
 from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split
 from tests.vassal_render import grid_params, vassal_centre, vassal_label, vassal_snap
 from tests.vassal_schema_check import load_schema, problems
@@ -291,6 +292,40 @@ def test_every_slot_decodes_to_its_counter(modules, battle):
 def state_layers(piece: DecodedPiece) -> dict[str, object]:
     """A counter's order-state layers by name (every layer but the reduced face's)."""
     return {t.fields[18]: t for t in piece.trait("emb2") if t.fields[18] != "Flip"}
+
+
+@pytest.fixture(scope="module")
+def steps_module() -> tuple[ir.Ruleset, bytes]:
+    """The module of the training battle with a three-step unit."""
+    return build_module(STEPS)
+
+
+def test_a_three_step_unit_flips_through_a_level_for_each_reduced_step(steps_module):
+    _rules, vmod = steps_module
+    piece = decode_piece(slot_text(vmod, "Red Grenadiers"))
+    [flip] = [t for t in piece.trait("emb2") if t.fields[18] == "Flip"]
+    images = split(flip.fields[15], ",")
+    # the unit's back, then its replacement counter's front (docs/print_and_play.md)
+    assert images == ["red_grenadiers-back.png", "red_grenadiers-step3-front.png"]
+    assert split(flip.fields[16], ",") == ["+ (reduced)", "+ (3rd step)"]
+    assert flip.fields[26:28] == ["70,130", "70,195"]  # Ctrl+F flips, Ctrl+Shift+F: next step
+    assert flip.fields[17] == "true"  # after the last step, back to the reduced face
+    keys = [split(r.fields[0], ",") for r in piece.trait("report")]
+    assert ["70,195"] in keys  # the next step is told in the chat
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        faces = [z.read(f"images/{name}") for name in ["red_grenadiers-front.png", *images]]
+        page = z.read("help.html").decode("utf-8")
+    assert len(set(faces)) == 3
+    assert all(Image.open(io.BytesIO(f)).size == (96, 96) for f in faces)
+    assert "Ctrl+Shift+F" in page
+    # a two-step unit keeps its one-level layer and no next step
+    guard = decode_piece(slot_text(vmod, "Red Guard"))
+    assert [split(t.fields[15], ",") for t in guard.trait("emb2")] == [["red_guard-back.png"]]
+    assert ["70,195"] not in [split(r.fields[0], ",") for r in guard.trait("report")]
+
+
+def test_the_three_step_module_validates_against_vassal_classes(steps_module, schema):
+    assert problems(buildfile(steps_module[1]), schema) == []
 
 
 def test_order_states_are_layers_with_keys(modules):

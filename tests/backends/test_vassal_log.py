@@ -43,11 +43,12 @@ from compiler.backends.vassal.traits import (
     piece_state,
 )
 from compiler.build import load_rules_and_game
+from engine.effects import lose_step
 from engine.play import certify, play_game, read_log, write_log
 from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP
 from muster.cli import main
 from tests.backends.test_vassal import build_module
-from tests.conftest import shared_file
+from tests.conftest import STEPS, shared_file
 from tests.vassal_decode import decode_piece, deobfuscate, split
 
 ESC = "\x1b"
@@ -242,6 +243,23 @@ def test_an_action_the_engine_gives_no_account_of_is_said_in_words():
     assert log.steps[1:] == [[Chat("Red Army: pass")], [Chat("Dice: rolls 2")]]
 
 
+def test_each_step_lost_shows_the_next_face_of_a_three_step_unit():
+    """The flip layer's level is the steps lost: the back, then the third step's face."""
+    rules, game = load_rules_and_game(STEPS, {"scenario": "skirmish"})
+    s = game.new_initial_state()
+    log = PlayedGame(rules, game, "a game")
+    log.record(s, {}, s.take_messages())
+    grenadiers = game.unit_by_name["red_grenadiers"]
+    levels = []
+    for _ in range(2):
+        lose_step(s, grenadiers)
+        log.record(s, {"player": "red", "text": "loses a step"}, s.take_messages())
+        [change] = [c for c in log.steps[-1] if isinstance(c, ChangePiece)]
+        pairs = zip(_states(change.new), _states(change.old), strict=True)
+        levels.append([(a, b) for a, b in pairs if a != b])
+    assert levels == [[("1", "-1")], [("2", "1")]]
+
+
 def test_bad_input_writes_no_log(tmp_path, capsys):
     """A corrupt or truncated game log, a log of other rules, a VASSAL log over the game's
     own log or in a folder that does not exist: a message, status 1, no file (not even a
@@ -340,7 +358,7 @@ def expected(rules, game, s) -> dict[str, tuple[str, str, dict]]:
         }.get(s.unit_status[i])
         if where is None:
             continue  # out of play: off the table
-        layers = {"Flip": int(s.unit_loss[i] > 0)} if len(u.strengths) >= 2 else {}
+        layers = {"Flip": s.unit_loss[i]} if len(u.strengths) >= 2 else {}
         own = pieces.traits_in(scenario, u.name) if scenario else pieces.slot(u.name).traits
         for state in (states[t.name] for t in own if isinstance(t, Layer) and t.name in states):
             v, value = variables[state.variable], s.vars[state.variable][i]

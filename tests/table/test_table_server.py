@@ -3,6 +3,7 @@ leave the game unchanged, hidden information kept from the other side, undo, sav
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import threading
@@ -13,13 +14,20 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
+from PIL import Image, ImageChops, ImageStat
 from starlette.testclient import TestClient
 
+from compiler.backends.print_and_play.mix import counter_mix
+from compiler.backends.print_and_play.paint import paint
+from dsl.diagnostics import Reporter
+from dsl.source import SourceFiles
 from engine import bots
+from engine.effects import lose_step
 from engine.play import certify, play_game, read_log
 from engine.save import to_json
 from muster.cli import main
 from table.server import Table, make_app, open_table
+from tests.conftest import STEPS
 
 SEED = 3
 HOSTS = {"testserver"}  # the Host header of Starlette's test client
@@ -426,6 +434,44 @@ def test_table_files_that_cannot_be_read_are_bad_input(tmp_path, capsys):
 def training_client(tmp_path_factory):
     table = open_table("training", seed=SEED, saves=tmp_path_factory.mktemp("t"))
     return TestClient(make_app(table, HOSTS))
+
+
+def test_a_three_step_unit_shows_the_face_of_the_steps_it_has_lost(tmp_path):
+    """The page draws `faces[steps_lost]` of /api/battle: the counter's front, its back,
+    then its replacement counter's front (docs/print_and_play.md), as the sheets print them."""
+    table = open_table(STEPS, "skirmish", "red", seed=SEED, saves=tmp_path)
+    client = TestClient(make_app(table, HOSTS))
+    [unit] = [u for u in client.get("/api/battle").json()["units"] if u["name"] == "red_grenadiers"]
+    assert unit["steps"] == 3
+    mix = {c.name: c for c in counter_mix(table.rules, Reporter(SourceFiles()))}
+    printed = [
+        mix["red_grenadiers"].front,
+        mix["red_grenadiers"].back,
+        mix["red_grenadiers-step3"].front,
+    ]
+    gid = client.post("/api/games", json={"side": "both"}).json()["game"]
+    tg = table.games[gid]
+    grenadiers = tg.game.unit_by_name["red_grenadiers"]
+    for lost in range(3):
+        lost_now = client.get(f"/api/games/{gid}").json()["units"]["red_grenadiers"]["steps_lost"]
+        assert lost_now == lost
+        r = client.get(f"/api/face/{unit['faces'][lost_now]}.png")
+        assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+        served = Image.open(io.BytesIO(r.content)).convert("RGB")
+        assert served.size == (96, 96)
+        drawn = [paint(f).convert("RGB").resize(served.size, Image.LANCZOS) for f in printed]
+        differences = [_difference(served, d) for d in drawn]
+        assert differences.index(min(differences)) == lost and min(differences) < 1
+        lose_step(tg.state, grenadiers)
+    assert client.get("/api/face/red_grenadiers-step3-back.png").status_code == 200
+    # a two-step unit: its front and back, as before
+    [guard] = [u for u in client.get("/api/battle").json()["units"] if u["name"] == "red_guard"]
+    assert guard["faces"] == ["red_guard-front", "red_guard-back"]
+
+
+def _difference(a: Image.Image, b: Image.Image) -> float:
+    """The mean difference of two images' pixels, 0 to 255."""
+    return ImageStat.Stat(ImageChops.difference(a, b).convert("L")).mean[0]
 
 
 def test_a_table_save_is_refused_unless_its_log_leads_to_it(training_client, training):

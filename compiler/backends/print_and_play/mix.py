@@ -3,7 +3,11 @@
 Two-step units show their reduced values (and reduced name) on the back;
 one-step units, leaders and markers show the back they declare (`back
 blank`, a "text", or for markers another marker's face). Markers come as
-many times as their `count`.
+many times as their `count`. A unit of more than two steps has, as
+published games print it, a replacement counter for each further two steps
+(`red_grenadiers-step3`: its third step on the front, the fourth or the
+unit's declared back behind), marked top left with the step it shows; the
+player swaps it in when the reduced side loses a step.
 """
 
 from __future__ import annotations
@@ -32,9 +36,26 @@ class Counter:
     copies: int
 
 
+def counter_name(unit: str, step: int) -> str:
+    """The counter that shows step `step` (0: full strength): the unit's own for the
+    first two steps, then a replacement counter for each further two."""
+    first = step - step % 2
+    return unit if first == 0 else f"{unit}-step{first + 1}"
+
+
+def face_names(u: ir.Unit) -> tuple[str, ...]:
+    """Each step's face, full strength first, as `<counter>-front` or `-back`; a unit of
+    one step and a leader have their front and declared back."""
+    sides = ("front", "back")
+    return tuple(
+        f"{counter_name(u.name, step)}-{sides[step % 2]}"
+        for step in range(max(len(u.strengths), 2))
+    )
+
+
 def counter_mix(rules: ir.Ruleset, r: Reporter) -> list[Counter]:
     """Every counter, units and leaders first (in declaration order), then markers."""
-    mix = [_unit(rules, u, r) for u in rules.units]
+    mix = [c for u in rules.units for c in _unit(rules, u, r)]
     fronts = {m.name: _marker_front(rules, m, r) for m in rules.markers}
     for m in rules.markers:
         back = _back(m.back, fronts[m.name], r, m.span, fronts)
@@ -79,7 +100,15 @@ def _step_values(u: ir.Unit, step: int) -> dict[str, object]:
         values["morale"] = u.morales[step]
     if step == 0:
         values["setup"] = _setup(u)
+    if step >= 2:
+        values["step"] = f"{ordinal(step + 1)} step"
     return values
+
+
+def ordinal(n: int) -> str:
+    """3rd, 4th, 11th, 21st: how a replacement counter names its step."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _setup(u: ir.Unit) -> str | None:
@@ -106,19 +135,25 @@ def colours(rules: ir.Ruleset, u: ir.Unit) -> tuple[str, str, str, str]:
     return body, band, stripe, look.colors.get("text", "#000000")
 
 
-def _unit(rules: ir.Ruleset, u: ir.Unit, r: Reporter) -> Counter:
+def _unit(rules: ir.Ruleset, u: ir.Unit, r: Reporter) -> list[Counter]:
+    """The unit's counter and, past two steps, its replacement counters in step order;
+    an odd last step has the unit's declared back behind it."""
     look = look_of(rules, u.kind, u.type)
     body, band, stripe, ink = colours(rules, u)
     blank = Face(body, band, stripe, ())
     faces = []
-    for step in range(2 if len(u.strengths) >= 2 else 1):
+    for step in range(max(len(u.strengths), 1)):
         try:
             faces.append(lay_out(look, unit_values(rules, u, step), body, band, stripe, ink))
         except DoesNotFit as e:
             _too_long(r, u.span, *e.args)
             faces.append(blank)
-    back = faces[1] if len(faces) > 1 else _back(u.back, blank, r, u.span, {}, ink)
-    return Counter(u.name, u.kind, u.side, faces[0], back, 1)
+    if len(faces) % 2:
+        faces.append(_back(u.back, blank, r, u.span, {}, ink))
+    return [
+        Counter(counter_name(u.name, step), u.kind, u.side, faces[step], faces[step + 1], 1)
+        for step in range(0, len(faces), 2)
+    ]
 
 
 def _marker_front(rules: ir.Ruleset, m: ir.Marker, r: Reporter) -> Face:

@@ -31,6 +31,11 @@ KEYS = (
     ("Ctrl+Shift+M", "conceal or reveal a unit the rules let its side hide (its side only)"),
     ("Ctrl+Delete", "delete the counter"),
 )
+# Only in a battle with units of more than two steps.
+MORE_STEPS = (
+    "Ctrl+Shift+F",
+    "a flipped unit of more than two steps: its next step's face (its replacement counter)",
+)
 
 
 def help_page(
@@ -38,7 +43,8 @@ def help_page(
 ) -> bytes:
     """The page: the battle, the keys (with each order state's), the map's aids and a
     section per scenario (`notes`: its title and set-up description)."""
-    keys = [*KEYS, *states]
+    more_steps = [MORE_STEPS] if any(len(u.strengths) > 2 for u in rules.units) else []
+    keys = [*KEYS, *more_steps, *states]
     parts = [
         f"<html><body><h1>{escape(text(rules.title))}</h1>",
         "<h2>Counters</h2><p>Right-click a counter for its commands. Keys:</p><ul>",

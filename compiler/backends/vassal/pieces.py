@@ -7,7 +7,9 @@ prototype. Each counter carries the order states the rules can give it
 (`states.py`) as layers of its own, its tags placed clear of its printed
 values (`tags.py`): the PieceSlot those of any scenario, each scenario's
 set-up those of that scenario. A two-step unit flips to its reduced face
-with Ctrl+F, an image layer of its own. Markers a cup or deck holds are
+with Ctrl+F, an image layer of its own; a unit of more steps has a level of
+that layer for each further step's face (its replacement counters), which
+Ctrl+Shift+F steps through. Markers a cup or deck holds are
 cards: masked, so only their side sees the face. The module adds a counter
 per track (Game Turn, each side's Army Morale, …) for the tracks board.
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
-from compiler.backends.print_and_play.mix import Counter
+from compiler.backends.print_and_play.mix import Counter, face_names, ordinal
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.states import StateReading
 from compiler.backends.vassal.tags import layer_offset, tag_places, tag_width
@@ -49,6 +51,7 @@ TRACKS_BOARD = "Tracks board"
 MOVED_ICON = "moved.png"
 
 FLIP = Key(70)  # Ctrl+F
+NEXT_STEP = Key(70, CTRL + 65)  # Ctrl+Shift+F: the order states' Ctrl+Shift letters leave F
 ELIMINATE = Key(69)  # Ctrl+E
 CAPTURE = Key(75)  # Ctrl+K
 DELETE = Key(127)  # Ctrl+Delete
@@ -219,6 +222,24 @@ def flip_layer(back_image: str, words_: str) -> Layer:
     return Layer("Flip", (back_image,), (suffix(words_),), "Flip", FLIP)
 
 
+def step_traits(u: ir.Unit) -> tuple[Trait, ...]:
+    """A unit of more than two steps: Ctrl+F flips it as a two-step unit, and once
+    flipped Ctrl+Shift+F steps on to each further step's face (reported in the chat)."""
+    faces = face_names(u)[1:]
+    levels = ("reduced", *(f"{ordinal(step)} step" for step in range(3, len(faces) + 2)))
+    layer = Layer(
+        "Flip",
+        tuple(f"{face}.png" for face in faces),
+        tuple(suffix(level) for level in levels),
+        "Flip",
+        FLIP,
+        "Next step",
+        NEXT_STEP,
+        loop=True,
+    )
+    return (report(NEXT_STEP, "Next step"), layer)
+
+
 def side_prototype_name(side: str) -> str:
     return f"{side} counter"
 
@@ -253,7 +274,9 @@ def unit_traits(
     traits.append(Prototype(side_prototype_name(u.side)))
     traits += state_reports(tuple(st for st, _ in states), flips=len(u.strengths) >= 2)
     traits += [layer for _, layer in states]
-    if len(u.strengths) >= 2:
+    if len(u.strengths) > 2:
+        traits += step_traits(u)
+    elif len(u.strengths) == 2:
         traits.append(flip_layer(f"{u.name}-back.png", "reduced"))
     props = [("Side", text(side.title)), ("Kind", u.kind)]
     if formation is not None:

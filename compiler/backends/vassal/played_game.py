@@ -303,8 +303,9 @@ def changes(c: Counter, was: Look, now: Look) -> list[Command]:
 
 
 def _reduced_level(s: State, unit: int) -> int:
-    """The flip layer's level: on (1) once the unit has lost a step."""
-    return 1 if s.unit_loss[unit] > 0 else -1
+    """The flip layer's level: off (-1) at full strength, else the steps lost (the
+    reduced face, then each further step's face)."""
+    return s.unit_loss[unit] or -1
 
 
 def _state_level(v: ir.Variable) -> Callable[[State, int], int]:
