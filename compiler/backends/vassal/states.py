@@ -361,21 +361,27 @@ class _Walk:
         if isinstance(e, ir.Unary) and e.op == "not":
             inner = self.truth(e.operand, bound, depth, aliases)
             return None if inner is None else not inner
-        if isinstance(e, ir.Binary) and e.op in ("and", "or"):
-            left = self.truth(e.left, bound, depth, aliases)
-            right = self.truth(e.right, bound, depth, aliases)
-            return _and(left, right) if e.op == "and" else _or(left, right)
-        if isinstance(e, ir.Binary) and e.op in ("==", "!="):
-            left, right = self.value(e.left, bound), self.value(e.right, bound)
-            if left is UNKNOWN or right is UNKNOWN:
-                return None
-            return (left == right) == (e.op == "==")
+        if isinstance(e, ir.Binary) and e.op in ("and", "or", "==", "!="):
+            return self._binary_truth(e, bound, depth, aliases)
         if isinstance(e, ir.DefineCall):
             return self._define(e, bound, depth, aliases)
         if isinstance(e, ir.Query) and e.func == "rule_on" and isinstance(e.args[0], ir.Const):
             return None
         value = self.value(e, bound)
         return value if isinstance(value, bool) else None
+
+    def _binary_truth(
+        self, e: ir.Binary, bound: Bound, depth: int, aliases: Aliases
+    ) -> bool | None:
+        """`and`/`or` of two tests (three-valued), or whether two printed values are equal."""
+        if e.op in ("and", "or"):
+            left = self.truth(e.left, bound, depth, aliases)
+            right = self.truth(e.right, bound, depth, aliases)
+            return _and(left, right) if e.op == "and" else _or(left, right)
+        a, b = self.value(e.left, bound), self.value(e.right, bound)
+        if a is UNKNOWN or b is UNKNOWN:
+            return None
+        return (a == b) == (e.op == "==")
 
     def _define(self, e: ir.DefineCall, bound: Bound, depth: int, aliases: Aliases) -> bool | None:
         d = self.s.defines.get(e.define)
