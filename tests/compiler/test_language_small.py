@@ -183,3 +183,41 @@ def test_a_die_roll_keeps_its_natural_face(tmp_path, capsys):
         encoding="utf-8",
     )
     assert main(["test", str(folder)]) == 0, capsys.readouterr().out
+
+
+def test_a_table_roll_keeps_its_natural_face(tmp_path, capsys):
+    """`roll TABLE with DRMS into result, modified, natural`: the cell, the
+    modified roll and the face, so "on a natural 0" needs no copy of the list."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'table nerve_table "Nerve" {\n    roll die\n    kind name\n'
+        "    ..4  shaken\n    5..  steady\n}\n"
+        'modifiers steady_drm "Steadiness" {\n    +2 "Steady" when yes\n}\n'
+        'procedure nerve "Nerve check" {\n'
+        "    step roll: roll nerve_table with steady_drm into result, modified, natural\n"
+        '    step tell: say("{result}: natural {natural}, modified {modified}")\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    folder = with_extra(tmp_path, extra)
+    (folder / "tests" / "natural.mst").write_text(
+        'test natural "The cell, the modified roll and the natural face" {\n'
+        "    during nerve roll\n"
+        "    dice 3\n"
+        '    expect message "steady: natural 3, modified 5"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(folder)]) == 0, capsys.readouterr().out
+
+
+def test_a_die_roll_takes_no_third_name(tmp_path, capsys):
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'procedure steadiness "Steadiness check" {\n'
+        "    step roll: roll die into modified, natural, other\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(with_extra(tmp_path, extra))]) == 1
+    assert "write `into modified, natural`" in capsys.readouterr().err
