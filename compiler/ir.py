@@ -218,7 +218,8 @@ class Roll(TStmt):
     column: TExpr | None = None
     modifiers: str | None = None
     into: str = ""
-    total: str | None = None
+    total: str | None = None  # the modified roll (a die roll on no table: the natural face)
+    natural: str | None = None  # a table roll's face before the modifiers
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,6 +205,7 @@ class Roll(Stmt):
     modifiers: str | None = None
     into: str = ""
     total: str | None = None  # `into result, roll`: also bind the modified roll
+    natural: str | None = None  # `into result, roll, face`: and the face before the modifiers
 
 
 @dataclass(frozen=True, slots=True)

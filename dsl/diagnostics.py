@@ -41,6 +41,10 @@ UNUSED = ErrorCode("unused", "A value declared in the battle's own files and nev
 UNREACHABLE = ErrorCode(
     "unreachable", "A victory condition that needs a turn after the scenario's last"
 )
+ENTRY_NOT_READ = ErrorCode(
+    "entry-not-read",
+    "A unit's `enters` that a scenario with its own set-up and no reinforcements never reads",
+)
 
 SEVERITY_ERROR = "error"
 SEVERITY_WARNING = "warning"

@@ -611,7 +611,7 @@ class _ToAst(Transformer):
         return ast.Repeat(span=self.s(meta), test=test, body=body)
 
     def roll_stmt(self, meta, items):
-        table, column, modifiers, into, total = items
+        table, column, modifiers, into, total, natural = items
         return ast.Roll(
             span=self.s(meta),
             table=str(table),
@@ -619,6 +619,7 @@ class _ToAst(Transformer):
             modifiers=str(modifiers) if modifiers is not None else None,
             into=str(into),
             total=str(total) if total is not None else None,
+            natural=str(natural) if natural is not None else None,
         )
 
     def choose_mode(self, meta, items):

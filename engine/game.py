@@ -18,6 +18,7 @@ from engine.effects import set_at
 from engine.errors import BadInput
 from engine.firing import Firing
 from engine.information import observe
+from engine.move_paths import cheapest_paths
 from engine.primitives import get
 from engine.restrictions import hex_tests
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
@@ -204,6 +205,7 @@ class Game:
         self.params = dict(params or {})
         _check_params(self.params, [sw.name for sw in rules.switches])
         self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
+        self._reaching = False  # a `can_reach` search is under way (`reach`)
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
         charts: dict[str, TableSpec] = self.params.pop("charts", {})
@@ -362,6 +364,19 @@ class Game:
             for u, _reduced, _assigns in placed:
                 entries[u] = (turn, hexes, units[u].variable_entry)
         return entries
+
+    def reach(self, s: State, u: int) -> frozenset[int]:
+        """The hexes unit u can get to now by legal steps (the `can_reach` query),
+        played out on copies by `cheapest_paths`. None while such a search is under
+        way: a rule the search obeys that asks it again (a `no_end` on "if it can
+        reach one") is left out of the search instead of recursing."""
+        if self._reaching:
+            return frozenset()
+        self._reaching = True
+        try:
+            return frozenset(cheapest_paths(s, u))
+        finally:
+            self._reaching = False
 
     # OpenSpiel-style accessors
     def num_players(self) -> int:

@@ -193,7 +193,8 @@ class Ask(Instruction):
 @dataclass(frozen=True, slots=True)
 class Roll(Instruction):
     """Roll on table number `table` (at the column `column` gives, if any), with the
-    modifier lists `modifiers`; the result into `into`, the modified roll into `total`."""
+    modifier lists `modifiers`; the result into `into`, the modified roll into `total`,
+    the face itself (the natural roll) into `natural`, if given."""
 
     opcode: ClassVar[str] = "roll"
     table: int
@@ -201,6 +202,7 @@ class Roll(Instruction):
     modifiers: str | None
     into: str
     total: str | None
+    natural: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

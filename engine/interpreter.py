@@ -419,6 +419,8 @@ def _roll_apply(s: State, f: Frame, instr: ins.Roll, face: int) -> None:
     f.b[instr.into], modified = roll_on_table(s, instr.table, column, instr.modifiers, f.b, face)
     if instr.total:
         f.b[instr.total] = modified
+    if instr.natural:
+        f.b[instr.natural] = face
     f.pc += 1
 
 

@@ -704,7 +704,7 @@ _SETTING_FIELDS: dict[type, tuple[str, ...]] = {
     ins.ForTake: ("var",),
     ins.Choose: ("var",),
     ins.Ask: ("var",),
-    ins.Roll: ("into", "total"),
+    ins.Roll: ("into", "total", "natural"),
     ins.RollDie: ("into", "natural"),
     ins.Draw: ("into",),
     ins.Call: ("into",),

@@ -466,6 +466,29 @@ def may_command(s: State, leader: int, u: int) -> bool:
     return spec.commands is None or bool(spec.commands(s, {"unit": u}))
 
 
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def can_reach(s: State, u: int, h: int) -> bool:
+    """True when the unit stands in hex h, or can get there this movement by legal
+    steps: the engine's own movement (costs, ZOC, stacking, restrictions) played
+    out on copies. No while its side is not moving it now (outside a movement),
+    and inside its own search: a `no_end` asking it is not applied to the search
+    (the hexes reached as if it were not there)."""
+    if s.unit_status[u] != ON_MAP:
+        return False
+    return s.unit_hex[u] == h or h in s.game.reach(s, u)
+
+
+@query(("u", "unit"), ("hexes", "hexes"), returns="bool")
+def can_reach_any(s: State, u: int, hexes: tuple[int, ...]) -> bool:
+    """True when the unit stands in, or can get this movement to, any of the hexes
+    (`can_reach`'s answer for each: "if it can reach one")."""
+    if s.unit_status[u] != ON_MAP:
+        return False
+    if s.unit_hex[u] in hexes:
+        return True
+    return not s.game.reach(s, u).isdisjoint(hexes)
+
+
 # ------------------------------------------------------------------ close combat
 
 

@@ -650,6 +650,7 @@ class Codegen:
             modifiers=pyrepr(st.modifiers),
             into=repr(st.into),
             total=pyrepr(st.total),
+            **({"natural": repr(st.natural)} if st.natural else {}),
         )
 
     def _choose(self, st: ir.Choose, asm: _Assembler, w: str) -> None:

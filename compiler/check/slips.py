@@ -10,7 +10,10 @@ looks at the checked IR:
   used anywhere (one in an imported library, the series, is not: a battle
   uses what it needs of the series);
 - a victory condition that needs a turn later than the last turn of every
-  scenario it applies to.
+  scenario it applies to;
+- a scenario with its own set-up and no `reinforcements`, in a battle whose
+  units say `enters`: only `setup printed` reads a unit's `enters`, so those
+  units would never come on.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from functools import singledispatch
 from pathlib import Path
 
 from compiler import ir
-from dsl.diagnostics import NO_MORALE, SLOPE_ELEVATION, UNREACHABLE, UNUSED, Reporter
+from dsl.diagnostics import (
+    ENTRY_NOT_READ,
+    NO_MORALE,
+    SLOPE_ELEVATION,
+    UNREACHABLE,
+    UNUSED,
+    Reporter,
+)
 
 ELEVATION = "elevation"  # the terrain key a slope's direction is checked against
 
@@ -32,6 +42,7 @@ def find_slips(rules: ir.Ruleset, own_folder: Path, reporter: Reporter) -> None:
     slope_elevation(rules, reporter)
     unused(rules, own_folder, reporter)
     unreachable_victories(rules, reporter)
+    entries_not_read(rules, reporter)
 
 
 def no_morale(rules: ir.Ruleset, reporter: Reporter) -> None:
@@ -157,6 +168,44 @@ def unreachable_victories(rules: ir.Ruleset, reporter: Reporter) -> None:
                 f"but the game ends after turn {last}",
                 "check the turn in its condition against the scenarios' `turns`",
             )
+
+
+def entries_not_read(rules: ir.Ruleset, reporter: Reporter) -> None:
+    """A scenario that places its own units brings on only its `reinforcements`
+    (a short scenario leaves out the later arrivals on purpose): one with none
+    at all, while units say `enters`, is warned with the lines to write."""
+    for sc in rules.scenarios:
+        if sc.printed_setup or "reinforcements" in sc.provs:
+            continue
+        placed = {p.name for entry in sc.setup for p in entry.units}
+        waiting = [u for u in rules.units if u.entry is not None and u.name not in placed]
+        if not waiting:
+            continue
+        lines: dict[str, list[str]] = {}
+        for u in waiting:
+            assert u.entry is not None
+            lines.setdefault(f"{u.entry.turn} at {' '.join(u.entry.at)}", []).append(u.name)
+        written = "; ".join(f"{where} {' '.join(names)}" for where, names in lines.items())
+        first = waiting[0]
+        verb = "comes" if len(waiting) == 1 else "come"
+        reporter.warning(
+            sc.span,
+            ENTRY_NOT_READ,
+            f"scenario {sc.name!r} sets up its own units and brings none on, so "
+            f"{_listed([u.name for u in waiting])} never {verb} on: "
+            "only `setup printed` reads a unit's `enters`",
+            f"{first.name!r} is declared at {first.span.file}:{first.span.line}; "
+            f"to bring them on, write in the scenario `reinforcements {{ {written} }}` "
+            "(or `reinforcements { }` for none)",
+        )
+
+
+def _listed(names: list[str]) -> str:
+    """Names as a sentence lists them: 'a', 'a' and 'b', 'a', 'b' and 2 more."""
+    quoted = [repr(n) for n in names]
+    if len(quoted) > 3:
+        quoted = [*quoted[:2], f"{len(quoted) - 2} more"]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _last_turn(rules: ir.Ruleset, v: ir.Victory) -> int:

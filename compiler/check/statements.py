@@ -232,13 +232,21 @@ class StmtChecker:
         self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
         if s.total is not None:
             self.bind(scope, ctx, s.total, "int", s.span)
-        return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total)
+        if s.natural is not None:
+            self.bind(scope, ctx, s.natural, "int", s.span)
+        return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total, s.natural)
 
     def die_roll(self, s: ast.Roll, scope: Scope, ctx: Context) -> ir.TStmt:
         """`roll die into n`: a die roll on no table; `into modified, natural`
         also keeps the face before the modifiers ("on a natural 0")."""
         if s.column is not None:
             self.r.error(s.span, TYPE, "a die roll on no table has no column")
+        if s.natural is not None:
+            self.r.error(
+                s.span,
+                TYPE,
+                "a die roll on no table binds two names: write `into modified, natural`",
+            )
         if s.modifiers is not None:
             self.check_modifier_scope(s, scope)
         self.bind(scope, ctx, s.into, "int", s.span)

@@ -183,3 +183,72 @@ def test_a_die_roll_keeps_its_natural_face(tmp_path, capsys):
         encoding="utf-8",
     )
     assert main(["test", str(folder)]) == 0, capsys.readouterr().out
+
+
+def test_a_table_roll_keeps_its_natural_face(tmp_path, capsys):
+    """`roll TABLE with DRMS into result, modified, natural`: the cell, the
+    modified roll and the face, so "on a natural 0" needs no copy of the list."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'table nerve_table "Nerve" {\n    roll die\n    kind name\n'
+        "    ..4  shaken\n    5..  steady\n}\n"
+        'modifiers steady_drm "Steadiness" {\n    +2 "Steady" when yes\n}\n'
+        'procedure nerve "Nerve check" {\n'
+        "    step roll: roll nerve_table with steady_drm into result, modified, natural\n"
+        '    step tell: say("{result}: natural {natural}, modified {modified}")\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    folder = with_extra(tmp_path, extra)
+    (folder / "tests" / "natural.mst").write_text(
+        'test natural "The cell, the modified roll and the natural face" {\n'
+        "    during nerve roll\n"
+        "    dice 3\n"
+        '    expect message "steady: natural 3, modified 5"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(folder)]) == 0, capsys.readouterr().out
+
+
+def test_a_die_roll_takes_no_third_name(tmp_path, capsys):
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'procedure steadiness "Steadiness check" {\n'
+        "    step roll: roll die into modified, natural, other\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(with_extra(tmp_path, extra))]) == 1
+    assert "write `into modified, natural`" in capsys.readouterr().err
+
+
+def test_can_reach_asks_the_engines_own_movement(tmp_path, capsys):
+    """`can_reach(u, h)` / `can_reach_any(u, hexes)`: the hexes the unit can get to
+    this movement by legal steps; a `no_end` that asks it ("must end there if it
+    can reach it") is left out of its own search instead of recursing."""
+    extra = tmp_path / "extra.mst"
+    extra.write_text(
+        'define reaches(u: unit, h: hex) "Can get there this movement" = can_reach(u, h)\n'
+        'define reaches_one(u: unit) "Can get to either hex" = can_reach_any(u, [0402, 1008])\n'
+        'restriction make_for_0402 "The Guard ends at 0402 if it can reach it" {\n'
+        "    no_end\n"
+        "    when unit == red_guard and hex != 0402 and can_reach(unit, 0402)\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    folder = with_extra(tmp_path, extra)
+    (folder / "tests" / "reach.mst").write_text(
+        'test reach "What the Red Guard can reach" {\n'
+        "    scenario skirmish\n"
+        "    at 0404 red_guard\n"
+        "    during movement_phase move side red\n"
+        "    expect reaches(red_guard, 0402) yes\n"
+        "    expect reaches(red_guard, 0404) yes\n"
+        "    expect reaches(red_guard, 1008) no\n"
+        "    expect reaches_one(red_guard) yes\n"
+        '    expect legal "move Red Guard 0404 → 0504"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(folder)]) == 0, capsys.readouterr().out
