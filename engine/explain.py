@@ -228,6 +228,31 @@ def _exit_cost(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason
     return source(s, key, text)
 
 
+def units_move(s: State) -> bool:
+    """Whether units are moving now (a movement decision is under way)."""
+    return _moving(s) is not None
+
+
+def why_unit_stays(s: State, u: int) -> Reason | None:
+    """Why unit u can take no step at all now (None when it can take one): the refusal
+    most of its neighbours share (its MP spent, an enemy zone of control, a result
+    that holds it), as the engine explains each refused step."""
+    if _moving(s) is None:
+        return _nothing_moves(s)
+    if s.unit_status[u] != ON_MAP:
+        return Reason(f"{unit_name(s, u)} is not on the map.")
+    refusals = [
+        why_not_move(s, u, n) for n in s.game.rules.board.neighbors[s.unit_hex[u]] if n >= 0
+    ]
+    if not refusals or any(r is None for r in refusals):
+        return None
+    groups: dict[tuple[str, str], list[Reason]] = {}
+    for r in refusals:
+        assert r is not None
+        groups.setdefault((r.title, r.cite), []).append(r)
+    return max(groups.values(), key=len)[0]
+
+
 def _nothing_moves(s: State) -> Reason:
     if s.is_terminal():
         return Reason("The game is over.")

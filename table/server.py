@@ -458,8 +458,9 @@ async def explain_action(request: Request) -> Response:
         reason = _why_not_attacked(s, h, viewer)
     elif h is not None:  # this hex, for a choice of hexes
         reason = explain.why_not(s, space.hex(h))
-    elif u is not None:  # this unit, for a choice of units
-        reason = explain.why_not(s, space.unit(u))
+    elif u is not None:  # this unit: why it cannot move now, or is not among the choices
+        stays = explain.why_unit_stays(s, u) if explain.units_move(s) else None
+        reason = stays or explain.why_not(s, space.unit(u))
     else:
         raise TableError("give 'action', or 'unit' and/or 'hex'", 400)
     t = table_of(request)

@@ -230,7 +230,10 @@ function clickUnit(i, label) {
   const hexPick = view && view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
   if (hexPick) return act(hexPick.action);
   if (chosen >= 0) return explainHex(label);
-  if (view && view.decision && view.decision.actions.some((a) => a.kind === "unit")) return explainChoice({ unit: i });
+  // A unit that cannot move now (its MP spent, in an enemy ZOC, held by a result), or
+  // that is not among the units offered: the engine says why.
+  const d = view && view.decision;
+  if (d && (Object.keys(d.moves).length || d.actions.some((a) => a.kind === "unit"))) return explainChoice({ unit: i });
   if (view && view.decision && view.decision.actions.some((a) => a.kind === "hex")) return explainChoice({ hex: label });
   if (designating()) return explainAttack(label);
 }

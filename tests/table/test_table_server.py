@@ -247,6 +247,22 @@ def test_one_click_moves_a_unit_the_cheapest_legal_way_step_by_step(client, monm
     assert tg.state.state_hash() == before
 
 
+def test_a_unit_that_cannot_move_on_is_explained_by_its_rule(client, monmouth_table):
+    gid, view = _new(client)
+    mover = int(next(iter(view["decision"]["moves"])))
+    paths = client.post(f"/api/games/{gid}/paths", json={"side": "american", "unit": mover})
+    dearest = max(paths.json()["paths"], key=lambda p: (p["cost"], p["hex"]))
+    view = client.post(
+        f"/api/games/{gid}/move",
+        json={"side": "american", "move": view["move"], "unit": mover, "hex": dearest["hex"]},
+    ).json()
+    assert str(mover) not in view["decision"]["moves"]  # its allowance is spent
+    r = client.post(f"/api/games/{gid}/explain", json={"side": "american", "unit": mover})
+    reason = r.json()["reason"]
+    assert not r.json()["legal"] and "has spent" in reason["text"]
+    assert reason["title"] == "Movement allowance this turn" and reason["cite"].startswith("§ ")
+
+
 def test_undo_goes_back_to_ones_own_decision_not_past_a_roll(client, monmouth_table):
     gid, view = _new(client)
     first = monmouth_table.games[gid].state.state_hash()
