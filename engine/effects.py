@@ -61,7 +61,8 @@ def set_var(s: State, name: str, value: object) -> None:
     if old != value:
         _hidden_again(s, name)
         if name in s.game.announced:
-            text = f"{s.game.announced[name]}: {variable_text(s, name, old)} → {variable_text(s, name, value)}."
+            was, now = variable_text(s, name, old), variable_text(s, name, value)
+            text = f"{s.game.announced[name]}: {was} → {now}."
             _announce(s, name, 0, text, "")
         emit(s, f"changed:{name}", old=old, new=value)
 
