@@ -19,6 +19,7 @@ unit", not "Use this a concealed unit marker".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,23 +62,25 @@ DETERMINERS = "the|this|that|these|those|a|an|his|her|its|their|your|each|every"
 HEAD_NOUNS = "markers|marker|counters|counter|cards|card|chits|chit|units|unit"
 
 
+def phrase_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    """A pattern of the noun phrases of these names: a determiner before ("this",
+    "the"), the name (group 1), a head noun after ("marker", "unit"). The
+    longest names first, so that a name inside a longer one is not taken alone."""
+    ordered = sorted(names, key=len, reverse=True)
+    return re.compile(
+        rf"(?:\b(?i:{DETERMINERS})\s+)?\b("
+        + "|".join(re.escape(w) for w in ordered)
+        + rf")(?!\w)(?:\s+(?:{HEAD_NOUNS})\b)?"
+    )
+
+
 class Redactor:
     """Replaces, in any string, the names and titles of the markers a viewer may not see
     and of the units the rules conceal from the viewer (the account names them)."""
 
     def __init__(self, s: State, markers: Markers, viewer: int | None) -> None:
         self.words = _hidden_words(s, markers, viewer)
-        # The longest words first, so that a name inside a longer one is not taken alone.
-        ordered = sorted(self.words, key=len, reverse=True)
-        self.pattern = (
-            re.compile(
-                rf"(?:\b(?i:{DETERMINERS})\s+)?\b("
-                + "|".join(re.escape(w) for w in ordered)
-                + rf")(?!\w)(?:\s+(?:{HEAD_NOUNS})\b)?"
-            )
-            if ordered
-            else None
-        )
+        self.pattern = phrase_pattern(self.words) if self.words else None
 
     def text(self, value: str) -> str:
         if self.pattern is None:
