@@ -273,7 +273,7 @@ class _Names:
         `message "text"` or a binding of the play in progress."""
         usage = (
             f"write `expect {words[0]} sees UNIT` (or not_sees): a unit, a hex, a marker, "
-            'a variable (`VARIABLE INDEX`: one side\'s, unit\'s or hex\'s value of it), '
+            "a variable (`VARIABLE INDEX`: one side's, unit's or hex's value of it), "
             'a binding, or `message "text"`'
         )
         if words[2:3] == ["message"]:
