@@ -256,6 +256,7 @@ class Ask(TStmt):
     var: str = ""
     yes: tuple[TStmt, ...] = ()
     no: tuple[TStmt, ...] = ()
+    mode: str = ""  # "" or "secretly" (the other side sees that it was answered until revealed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +320,7 @@ class Variable:
     announce: bool  # the play log tells every change (Army Morale 20 → 19)
     prov: Prov
     span: Span = _span()
+    secret: str = ""  # "" public, a side's name: only it reads the value, "each": its own
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,6 +238,8 @@ class Ask(Stmt):
     question: str = ""
     yes: tuple[Stmt, ...] = ()
     no: tuple[Stmt, ...] = ()
+    mode: str = ""  # "" or "secretly" (answered face down until `reveal into`)
+    into: str = ""  # the answer's name, for `reveal` ("" for none)
 
 
 @dataclass(frozen=True, slots=True)

@@ -640,10 +640,19 @@ class _ToAst(Transformer):
     def break_stmt(self, meta, items):
         return ast.Break(span=self.s(meta))
 
+    def ask_mode(self, meta, items):
+        return str(items[0])
+
     def ask_stmt(self, meta, items):
-        player, question, yes, no = items
+        mode, player, question, into, yes, no = items
         return ast.Ask(
-            span=self.s(meta), player=player, question=self.q(question), yes=yes, no=no or ()
+            span=self.s(meta),
+            player=player,
+            question=self.q(question),
+            yes=yes,
+            no=no or (),
+            mode=mode or "",
+            into=str(into) if into is not None else "",
         )
 
     def apply_stmt(self, meta, items):

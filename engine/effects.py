@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine.describe import hex_label, side_name, unit_name, value_text
+from engine.describe import hex_label, marker_title, side_name, unit_name, value_text
 from engine.events import emit, say
+from engine.information import SecretLine, variable_reader
 from engine.queries import enemies_adjacent, unit_steps
 from engine.rules import TerrainChangeSpec
 from engine.state import (
@@ -20,6 +21,7 @@ from engine.state import (
     NOT_ENTERED,
     ON_MAP,
     OUT_OF_PLAY,
+    REVEALED,
     Combat,
     State,
 )
@@ -57,29 +59,63 @@ def set_var(s: State, name: str, value: object) -> None:
     old = s.vars[name]
     s.vars[name] = value
     if old != value:
+        _hidden_again(s, name)
         if name in s.game.announced:
-            say(s, f"{s.game.announced[name]}: {_shown(s, name, old)} → {_shown(s, name, value)}.")
+            was, now = variable_text(s, name, old), variable_text(s, name, value)
+            text = f"{s.game.announced[name]}: {was} → {now}."
+            _announce(s, name, 0, text, "")
         emit(s, f"changed:{name}", old=old, new=value)
 
 
 def set_at(s: State, name: str, index: int, value: object) -> None:
-    """Set one side's or one unit's value of a variable."""
+    """Set one side's, one unit's or one hex's value of a variable."""
     values = list(s.vars[name])
     old = values[index]
     values[index] = value
     s.vars[name] = tuple(values)
     if old != value:
+        _hidden_again(s, name)
         scope = s.game.variable_scopes.get(name, "side")
         if name in s.game.announced:
-            whose = side_name(s, index) if scope == "side" else unit_name(s, index)
-            was, now = _shown(s, name, old), _shown(s, name, value)
-            say(s, f"{s.game.announced[name]} ({whose}): {was} → {now}.")
+            whose = _whose(s, scope, index)
+            was, now = variable_text(s, name, old), variable_text(s, name, value)
+            text = f"{s.game.announced[name]} ({whose}): {was} → {now}."
+            _announce(s, name, index, text, f" ({whose})")
         emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
 
 
-def _shown(s: State, name: str, value: object) -> str:
-    """An announced variable's value as a player reads it: yes/no, names, none."""
-    return value_text(s, s.game.variable_types.get(name, ""), value)
+def _whose(s: State, scope: str, index: int) -> str:
+    """Whose value of a variable it is, as a player reads it."""
+    if scope == "side":
+        return side_name(s, index)
+    return hex_label(s, index) if scope == "hex" else unit_name(s, index)
+
+
+def _hidden_again(s: State, name: str) -> None:
+    """A secret variable set anew is secret again until revealed again."""
+    if name in s.vars.get(REVEALED, ()):
+        s.vars[REVEALED] = tuple(n for n in s.vars[REVEALED] if n != name)
+
+
+def _announce(s: State, name: str, index: int, text: str, where: str) -> None:
+    """Tell a variable's change; a secret variable's, in full to its reader only:
+    the other side reads that it was set, face down."""
+    var = s.game.secret_variables.get(name)
+    if var is None:
+        say(s, text)
+        return
+    reader = variable_reader(var, index)
+    public = f"{side_name(s, reader)} sets {var.title}{where}, face down."
+    say(s, SecretLine(text, reader, public))
+
+
+def variable_text(s: State, name: str, value: object) -> str:
+    """An announced variable's value as a player reads it: yes/no, names, a
+    marker's title, none."""
+    typ = s.game.variable_types.get(name, "")
+    if typ == "marker":
+        return marker_title(s, value) if value else "none"
+    return value_text(s, typ, value)
 
 
 @effect(("bag", "bag"), ("token", "marker"))

@@ -21,7 +21,7 @@ from engine.information import observe
 from engine.move_paths import cheapest_paths
 from engine.primitives import get
 from engine.restrictions import hex_tests
-from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
+from engine.rules import PUBLIC, Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.save import state_hash, to_json
 from engine.state import MAX_SIDES, MAX_UNITS, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
@@ -308,6 +308,7 @@ class Game:
             {"vp"} | {var.name for var in rules.variables if var.scope}
         )
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
+        self.secret_variables = {v.name: v for v in rules.variables if v.secret != PUBLIC}
         self.resets: dict[str, tuple] = _grouped(
             (var.reset, var) for var in rules.variables if var.reset
         )

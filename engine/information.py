@@ -5,7 +5,12 @@ the whole state. The rule files say what it may not see, and this module
 takes exactly that out of a saved state:
 
 - a choice the other side made face down and has not revealed (tactics
-  chits, series 12.23 step 4): its binding reads "hidden";
+  chits, series 12.23 step 4), or a question it answered face down (`ask
+  secretly`): its binding reads "hidden";
+- a variable kept secret (`secret SIDE`, or `secret` for each side's own
+  value): each value the side may not read that is not the initial one reads
+  "hidden" until a `reveal` names the variable, so the side sees that a
+  plan was made or a marker placed face down in a hex, not which;
 - a bag the side may not look into (`seen_by` on the bag: a face-down deck,
   the other player's hand): each marker in it, and each marker drawn from it,
   reads "hidden", so the side sees how many there are, not which;
@@ -17,16 +22,70 @@ takes exactly that out of a saved state:
 A hidden marker or unit named in a variable, a combat or a binding reads
 "hidden" as well, so that nothing the side may not see leaks through the
 procedure that is handling it.
+
+The account is the same list of lines for both sides; a line that tells a
+secret (a face-down answer, a secret variable's change) is a `SecretLine`,
+which `account_line` gives each side as it may read it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engine.rules import EACH_SIDE, PUBLIC
+from engine.state import REVEALED
+
 if TYPE_CHECKING:
+    from engine.rules import VariableSpec
     from engine.state import State
 
 HIDDEN = "hidden"
+
+
+class SecretLine(str):
+    """An account line that tells a secret: its text is what `owner` reads;
+    every other side reads `public` (that something was decided, not what)."""
+
+    __slots__ = ("owner", "public")
+    owner: int
+    public: str
+
+    def __new__(cls, text: str, owner: int, public: str) -> SecretLine:
+        line = super().__new__(cls, text)
+        line.owner, line.public = owner, public
+        return line
+
+
+def account_line(line: str, player: int | None) -> str:
+    """The account line as `player` may read it (None: one screen for every side)."""
+    if isinstance(line, SecretLine) and player is not None and player != line.owner:
+        return line.public
+    return str(line)
+
+
+def variable_reader(var: VariableSpec, index: int) -> int:
+    """The one side that may read a secret variable's value at `index` of its
+    row (PUBLIC: every side may)."""
+    return index if var.secret == EACH_SIDE else var.secret
+
+
+def hidden_values(s: State, player: int) -> dict[str, list[int]]:
+    """Each secret variable `player` may not read now, with the places of its row
+    he may not read (a variable of one value: [0]); those holding the initial
+    value are seen (nothing placed there, no plan made yet)."""
+    opened = s.vars.get(REVEALED, ())
+    out: dict[str, list[int]] = {}
+    for var in s.game.rules.variables:
+        if var.secret == PUBLIC or var.name in opened:
+            continue
+        value = s.vars[var.name]
+        row = value if var.scope else (value,)
+        places = [
+            i for i, v in enumerate(row) if variable_reader(var, i) != player and v != var.initial
+        ]
+        if places:
+            out[var.name] = places
+    return out
 
 
 def bag_seen_by(s: State, bag: str, player: int) -> bool:
@@ -59,13 +118,14 @@ def sees_everything(s: State, player: int) -> bool:
     foreign = any(
         chooser != player for frame in s.stack for _, chooser in frame.b.get("_secret", ())
     )
-    return not foreign and not hidden_names(s, player)
+    return not foreign and not hidden_names(s, player) and not hidden_values(s, player)
 
 
 def observe(s: State, seen: dict[str, Any], player: int) -> dict[str, Any]:
     """`seen` (the state as `engine.save.to_json` writes it) with what `player`
     may not see taken out."""
     _hide_secrets(s, seen, player)
+    _hide_values(s, seen, player)
     _hide_bags(s, seen, player)
     _conceal_units(s, seen, player)
     hidden = hidden_names(s, player)
@@ -81,6 +141,18 @@ def _hide_secrets(s: State, seen: dict[str, Any], player: int) -> None:
         for var, chooser in frame.b.get("_secret", ()):
             if chooser != player:
                 data["bindings"][var] = HIDDEN
+
+
+def _hide_values(s: State, seen: dict[str, Any], player: int) -> None:
+    """The secret variables' values the player may not read read "hidden"."""
+    for name, places in hidden_values(s, player).items():
+        saved = seen["vars"][name]
+        if not isinstance(saved, dict):
+            seen["vars"][name] = HIDDEN
+            continue
+        keys = list(saved)
+        for i in places:
+            saved[keys[i]] = HIDDEN
 
 
 def _hide_bags(s: State, seen: dict[str, Any], player: int) -> None:

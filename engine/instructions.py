@@ -182,12 +182,14 @@ class Choose(Instruction):
 
 @dataclass(frozen=True, slots=True)
 class Ask(Instruction):
-    """A yes/no question to the side `chooser` gives; the answer into `var`."""
+    """A yes/no question to the side `chooser` gives; the answer into `var`.
+    `mode` 'secretly': the other side learns that it was answered, not how."""
 
     opcode: ClassVar[str] = "ask"
     chooser: Fn
     question: Fn  # the question's text here (it may name the values in play)
     var: str
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,14 +14,21 @@ from __future__ import annotations
 from typing import Any
 
 from engine import instructions as ins
-from engine.describe import describe_value, marker_title, side_name
-from engine.effects import determine_victory
+from engine.describe import (
+    describe_value,
+    hex_label,
+    marker_title,
+    side_name,
+    unit_name,
+)
+from engine.effects import determine_victory, variable_text
 from engine.events import emit
 from engine.firing import BRANCHING, fired
+from engine.information import SecretLine
 from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
 from engine.primitives.base import get as primitive
 from engine.sources import NOTE_START, rule_note
-from engine.state import Frame, IllegalActionError, State, initial_value
+from engine.state import REVEALED, Frame, IllegalActionError, State, initial_value
 from engine.tables import modifiers_of, roll_on_table
 
 # Names other modules have always found here.
@@ -363,9 +370,52 @@ def _choose_apply(s: State, f: Frame, instr: ins.Choose, action: int) -> None:
 
 
 def _reveal(s: State, f: Frame, instr: ins.Reveal) -> None:
-    """Secret choices become known to both players."""
-    f.b["_secret"] = tuple(p for p in f.b.get("_secret", ()) if p[0] not in instr.names)
+    """Secret choices, answers and variables become known to both players; an
+    answer or a variable revealed is told in the account (a chit revealed is
+    told by the rules that read it)."""
+    secret = f.b.get("_secret", ())
+    for var, chooser in secret:
+        if var in instr.names:
+            asked = _ask_of(s, f.proc, var)
+            if asked is not None:
+                question, answer = asked.question(s, f.b), "Yes" if f.b[var] else "No"
+                s.messages.append(f"{side_name(s, chooser)} reveals: {question} {answer}.")
+    f.b["_secret"] = tuple(p for p in secret if p[0] not in instr.names)
+    secrets = s.game.secret_variables
+    for name in instr.names:
+        if name in secrets and name not in s.vars[REVEALED]:
+            s.vars[REVEALED] = tuple(v for v in secrets if v in (*s.vars[REVEALED], name))
+            s.messages.append(f"{secrets[name].title} revealed: {_revealed_values(s, name)}.")
     f.pc += 1
+
+
+def _ask_of(s: State, proc: str, var: str) -> ins.Ask | None:
+    """The `ask` instruction of `proc` whose answer is `var` (None: a choice binds it)."""
+    for instr in s.game.rules.procedures[proc].code:
+        if isinstance(instr, ins.Ask) and instr.var == var:
+            return instr
+    return None
+
+
+def _revealed_values(s: State, name: str) -> str:
+    """A secret variable's value as revealed: its value, or each place of its row
+    that does not hold the initial value ("none" when none does)."""
+    var = s.game.secret_variables[name]
+    value = s.vars[name]
+    if not var.scope:
+        return variable_text(s, name, value)
+    places = [
+        f"{_place_name(s, var.scope, i)} {variable_text(s, name, v)}"
+        for i, v in enumerate(value)
+        if v != var.initial
+    ]
+    return ", ".join(places) or "none"
+
+
+def _place_name(s: State, scope: str, i: int) -> str:
+    if scope == "side":
+        return side_name(s, i)
+    return hex_label(s, i) if scope == "hex" else unit_name(s, i)
 
 
 def _draw(s: State, f: Frame, instr: ins.Draw) -> Node:
@@ -402,8 +452,13 @@ def _ask(s: State, f: Frame, instr: ins.Ask) -> Node:
 
 def _ask_apply(s: State, f: Frame, instr: ins.Ask, action: int) -> None:
     yes = s.game.actions.option_index(action) == 1
-    who = side_name(s, instr.chooser(s, f.b))
-    s.messages.append(f"{who}: {instr.question(s, f.b)} {'Yes' if yes else 'No'}.")
+    chooser = instr.chooser(s, f.b)
+    who, question = side_name(s, chooser), instr.question(s, f.b)
+    line = f"{who}: {question} {'Yes' if yes else 'No'}."
+    if instr.mode == "secretly":
+        f.b["_secret"] = (*f.b.get("_secret", ()), (instr.var, chooser))  # the other side's: hidden
+        line = SecretLine(line, chooser, f"{who}: {question} Answered face down.")
+    s.messages.append(line)
     f.b[instr.var] = yes
     f.pc += 1
 

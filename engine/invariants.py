@@ -18,7 +18,8 @@ from typing import Any
 
 from engine import instructions as ins
 from engine.primitives import all_primitives
-from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
+from engine.rules import PUBLIC
+from engine.state import NOT_ENTERED, ON_MAP, REVEALED, STATUS_NAMES, State
 from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
@@ -40,6 +41,8 @@ def var_types(s: State) -> dict[str, str]:
         types[var.name] = f"per_{var.scope}:{var.type}" if var.scope else var.type
     if s.game.rules.terrain_changes:
         types[CHANGED_TERRAIN] = "terrain_changes"
+    if REVEALED in s.vars:
+        types[REVEALED] = "revealed"
     return types
 
 
@@ -232,6 +235,16 @@ def _terrain_changes(s: State, value: Any) -> bool:
     )
 
 
+def _revealed(s: State, value: Any) -> bool:
+    """The names of secret variables revealed, each once, in declared order."""
+    names = [v.name for v in s.game.rules.variables if v.secret != PUBLIC]
+    return (
+        isinstance(value, tuple)
+        and all(isinstance(v, str) and v in names for v in value)
+        and list(value) == [n for n in names if n in value]
+    )
+
+
 def _int(s: State, value: Any) -> bool:
     return _is_int(value)
 
@@ -265,6 +278,7 @@ def _procedure(s: State, value: Any) -> bool:
 # The other types, each with its check.
 _SCALARS: dict[str, Callable[[State, Any], bool]] = {
     "terrain_changes": _terrain_changes,
+    "revealed": _revealed,
     "int": _int,
     "number": _number,
     "bool": _bool,

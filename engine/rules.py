@@ -407,6 +407,12 @@ class VariableSpec:
     reset: str  # procedure whose start resets it ("" for never)
     title: str
     announce: bool  # the play log tells every change
+    secret: int = -1  # PUBLIC, a side (only it reads the value), or EACH_SIDE (each its own)
+    values: tuple[str, ...] = ()  # a secret enumeration's values (the bots guess among them)
+
+
+PUBLIC = -1  # a variable every side reads
+EACH_SIDE = -2  # a per-side variable each side reads only its own value of
 
 
 class Level(NamedTuple):

@@ -16,6 +16,7 @@ from operator import ne
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.nodes import CHANCE, Node
+from engine.rules import PUBLIC
 
 if TYPE_CHECKING:
     from engine.rules import Rules
@@ -38,6 +39,9 @@ MAX_UNITS = 1 << 16
 # The state variable naming the terrain changes made, in declared order
 # (engine/terrain_state.py reads the map as they leave it).
 CHANGED_TERRAIN = "changed_terrain"
+# The state variable naming the secret variables revealed since last set
+# (engine/information.py shows them to every side).
+REVEALED = "revealed"
 
 
 class IllegalActionError(ValueError):
@@ -351,6 +355,8 @@ class State:
             self.vars[var.name] = initial_value(var, len(rules.sides), n, len(rules.board.labels))
         if rules.terrain_changes:
             self.vars[CHANGED_TERRAIN] = ()  # the map as printed (engine/terrain_state.py)
+        if any(var.secret != PUBLIC for var in rules.variables):
+            self.vars[REVEALED] = ()  # every secret variable hidden (engine/information.py)
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n

@@ -74,7 +74,7 @@ from dsl.source import SourceFiles
 from engine import instructions as ins
 from engine.describe import automatic_choices, marker_title
 from engine.firing import Firing
-from engine.information import HIDDEN, hidden_names
+from engine.information import HIDDEN, account_line, hidden_names
 from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
@@ -273,10 +273,14 @@ class _Names:
         `message "text"` or a binding of the play in progress."""
         usage = (
             f"write `expect {words[0]} sees UNIT` (or not_sees): a unit, a hex, a marker, "
-            'a variable, a binding, or `message "text"`'
+            "a variable (`VARIABLE INDEX`: one side's, unit's or hex's value of it), "
+            'a binding, or `message "text"`'
         )
-        wanted = 4 if words[2:3] == ["message"] else 3
-        if len(words) != wanted or words[1] not in SIGHT:
+        if words[2:3] == ["message"]:
+            wanted = {4}
+        else:
+            wanted = {3, 4} if set(words[2:3]) & self.variables else {3}
+        if len(words) not in wanted or words[1] not in SIGHT:
             r.error(line.span, BAD_VALUE, usage)
 
     def _expect_define(self, r: Reporter, line: ast.Line, call: ast.Call) -> None:
@@ -613,8 +617,15 @@ class Runner:
         seen = s.observation(player)
         if thing == "message":
             hidden = _hidden_words(s, player)
-            sees = any(rest[2] in m and not any(w in m for w in hidden) for m in messages)
+            read = [account_line(m, player) for m in messages]
+            sees = any(rest[2] in m and not any(w in m for w in hidden) for m in read)
             what = f"the message {rest[2]!r}"
+        elif len(rest) == 3:
+            saved, true = seen["vars"][thing], to_json(s)["vars"][thing]
+            if not isinstance(true, dict) or rest[2] not in true:
+                raise TestFailure(line, f"{thing} has no value for {rest[2]!r}")
+            sees = isinstance(saved, dict) and saved[rest[2]] == true[rest[2]]
+            what = f"the variable {thing} of {rest[2]}"
         else:
             sees, what = _sees(s, seen, player, thing, line)
         if sees != (verb == "sees"):

@@ -7,18 +7,25 @@ that holds only the other side's markers (an enemy hand of cards, an enemy
 deck), by name and by title, in every string sent (the account says
 "Drawn from … : NAME"), and the names of the units the rules conceal from
 the viewer (the account says where they set up). A bag's owner sees its
-contents; the other side sees how many it holds.
+contents; the other side sees how many it holds. The account's lines that
+tell a secret (a question answered face down, a secret variable set) are
+given as the viewer may read them (`engine.information.account_line`).
+
+A hidden name is replaced with the noun phrase around it ("this Red Jacket
+marker", "the 8th Foot"), so the text stays a sentence: "Use a concealed
+unit", not "Use this a concealed unit marker".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from engine import explain
 from engine.describe import marker_title, side_name
-from engine.information import HIDDEN
+from engine.information import HIDDEN, account_line
 from engine.interpreter import current_node
 from engine.save import to_json
 from engine.state import State
@@ -49,19 +56,31 @@ def private_bags(s: State, markers: Markers, viewer: int | None) -> list[str]:
     return sorted(out)
 
 
+# Words that open a noun phrase, and nouns that close one, around a hidden
+# name: the replacement ("a concealed unit") is a whole noun phrase itself.
+DETERMINERS = "the|this|that|these|those|a|an|his|her|its|their|your|each|every"
+HEAD_NOUNS = "markers|marker|counters|counter|cards|card|chits|chit|units|unit"
+
+
+def phrase_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    """A pattern of the noun phrases of these names: a determiner before ("this",
+    "the"), the name (group 1), a head noun after ("marker", "unit"). The
+    longest names first, so that a name inside a longer one is not taken alone."""
+    ordered = sorted(names, key=len, reverse=True)
+    return re.compile(
+        rf"(?:\b(?i:{DETERMINERS})\s+)?\b("
+        + "|".join(re.escape(w) for w in ordered)
+        + rf")(?!\w)(?:\s+(?:{HEAD_NOUNS})\b)?"
+    )
+
+
 class Redactor:
     """Replaces, in any string, the names and titles of the markers a viewer may not see
     and of the units the rules conceal from the viewer (the account names them)."""
 
     def __init__(self, s: State, markers: Markers, viewer: int | None) -> None:
         self.words = _hidden_words(s, markers, viewer)
-        # The longest words first, so that a name inside a longer one is not taken alone.
-        ordered = sorted(self.words, key=len, reverse=True)
-        self.pattern = (
-            re.compile(r"\b(" + "|".join(re.escape(w) for w in ordered) + r")(?!\w)")
-            if ordered
-            else None
-        )
+        self.pattern = phrase_pattern(self.words) if self.words else None
 
     def text(self, value: str) -> str:
         if self.pattern is None:
@@ -69,6 +88,8 @@ class Redactor:
         return self.pattern.sub(self._word, value)
 
     def _word(self, m: re.Match[str]) -> str:
+        """The whole noun phrase (its determiner and head noun with the name)
+        replaced, capitalised where the sentence starts."""
         word = self.words[m.group(1)]
         return word[0].upper() + word[1:] if m.start() == 0 else word
 
@@ -336,7 +357,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
         "terrain_changes": terrain_changes_json(s, seen),
         "decision": decision(s, viewer),
         "roll": roll_json(s),
-        "account": account,
+        "account": [account_line(line, viewer) for line in account],
         "over": {"winner": seen["winner"], "level": seen["level"]} if s.is_terminal() else None,
     }
     return Redactor(s, markers, viewer)(out)

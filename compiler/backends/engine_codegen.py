@@ -34,6 +34,7 @@ from compiler.backends.pysource import (
 )
 from compiler.check.maps import grid_of
 from compiler.check.terrain_changes import change_groups
+from compiler.check.variables import EACH_SIDE as EACH_SIDE_NAME
 from compiler.load import PROJECT_ROOT
 from compiler.map.board import board_patches, build_board
 from dsl.source import Span
@@ -41,7 +42,7 @@ from engine import instructions as ins
 from engine.board_data import FILE as BOARD_FILE
 from engine.board_data import board_text
 from engine.errors import BadInput
-from engine.rules import HEX_RESTRICTIONS, STEP_LABEL, TerrainChangeSpec
+from engine.rules import EACH_SIDE, HEX_RESTRICTIONS, STEP_LABEL, TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -669,7 +670,8 @@ class Codegen:
         no, end = asm.labels("ask", "no", "end")
         chooser = self.lambda_fn(st.chooser, f"{st.var.lstrip('_')}_chooser")
         question = self.lambda_fn(plain_text(st.question), f"{st.var.lstrip('_')}_question")
-        asm.emit(w, ins.Ask, chooser=chooser, question=question, var=repr(st.var))
+        secretly = {"mode": repr(st.mode)} if st.mode else {}
+        asm.emit(w, ins.Ask, chooser=chooser, question=question, var=repr(st.var), **secretly)
         asm.emit(w, ins.JumpIfNot, test=f"Bound({st.var!r})", target=no)
         self.lower_body(st.yes, asm)
         asm.emit(w, ins.Jump, target=end)
@@ -1040,7 +1042,16 @@ class Codegen:
             "reset": pyrepr(v.reset or ""),
             "title": pyrepr(v.title),
             "announce": pyrepr(v.announce),
+            **self.secret_of(v),
         }
+
+    def secret_of(self, v: ir.Variable) -> dict[str, str]:
+        """Who reads a secret variable, and an enumeration's values for the bots to
+        guess among (left out for a public one, as most are)."""
+        if not v.secret:
+            return {}
+        reader = EACH_SIDE if v.secret == EACH_SIDE_NAME else self.index["side"][v.secret]
+        return {"secret": str(reader), **({"values": pyrepr(v.values)} if v.values else {})}
 
     def unit_spec(self, u: ir.Unit) -> dict[str, str]:
         """A unit's fields, those at `UnitSpec`'s default left out."""

@@ -252,7 +252,8 @@ class _KindBuilder:
         """Variables (an enumeration's values become names), then the tables whose
         cells may be those values; then rule switches become names too."""
         p = self.parts
-        variables = tuple(check_variable(d, self.r) for d in self.decls.of("variable"))
+        sides = p.side_names
+        variables = tuple(check_variable(d, self.r, sides) for d in self.decls.of("variable"))
         for var in variables:
             self.sym.variables[var.name] = var
             for value in var.values:

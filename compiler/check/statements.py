@@ -89,9 +89,14 @@ class StmtChecker:
         return ir.Break(s.span)
 
     def reveal(self, s: ast.Reveal, scope: Scope, ctx: Context) -> ir.TStmt:
+        secret_variables = {v.name for v in self.sym.variables.values() if v.secret}
         for name in s.names:
-            if name not in ctx.secrets:
-                self.r.error(s.span, UNKNOWN_NAME, f"{name!r} was not chosen secretly")
+            if name not in ctx.secrets and name not in secret_variables:
+                self.r.error(
+                    s.span,
+                    UNKNOWN_NAME,
+                    f"{name!r} was not chosen or answered secretly, nor is it a secret variable",
+                )
         return ir.Reveal(s.span, s.names)
 
     def draw(self, s: ast.Draw, scope: Scope, ctx: Context) -> ir.TStmt:
@@ -142,13 +147,27 @@ class StmtChecker:
 
     def ask(self, s: ast.Ask, scope: Scope, ctx: Context) -> ir.TStmt:
         chooser = self.ec.expr(s.player, scope, "side")
-        var = self.ec.temp("ask")
-        ctx.bindings[var] = "bool"
+        if s.into:
+            var = s.into
+            self.bind(scope, ctx, var, "bool", s.span)
+        else:
+            var = self.ec.temp("ask")
+            ctx.bindings[var] = "bool"
+        if s.mode == "secretly":
+            if not s.into:
+                self.r.error(
+                    s.span,
+                    TYPE,
+                    "a secret answer needs a name to reveal it by: "
+                    '`ask secretly SIDE "Question?" into NAME { … }`',
+                )
+            ctx.secrets.add(var)
+            ctx.bindings["_secret"] = "any"
         # The question may show values, as `say` does: "Fire {a} at {target}?".
         question = self.ec.text(ast.String(s.span, s.question), scope)
         yes = self.block(s.yes, scope, ctx)
         no = self.block(s.no, scope, ctx)
-        return ir.Ask(s.span, chooser, question, var, yes, no)
+        return ir.Ask(s.span, chooser, question, var, yes, no, s.mode)
 
     def apply(self, s: ast.Apply, scope: Scope, ctx: Context) -> ir.TStmt:
         result = self.ec.expr(s.result, scope, "code")

@@ -13,11 +13,18 @@ unit (`u.pinned`, or bare `pinned` inside `where`), or one per hex
 enumeration whose names become constants. `reset PROC` sets the variable back
 to its initial value whenever procedure PROC begins (a phase, a player turn).
 `announce` has the play log tell every change of it.
+
+`secret SIDE` keeps the value from the other side (a plan, a face-down marker
+placed in a hex: `per hex; type marker; secret indian`), and `secret` alone
+keeps each side's own value of a `per side` variable from the other: the
+other side reads "hidden" wherever the value is not the initial one (so it
+sees that a marker was placed, or a plan made, not which) until a `reveal`
+names the variable; setting it again hides it again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from compiler import ir
 from compiler.check.props import (
@@ -31,21 +38,22 @@ from compiler.check.props import (
     title_of,
 )
 from dsl import ast
-from dsl.diagnostics import BAD_VALUE, Reporter
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 
 SCOPES = {"side", "unit", "hex"}
 TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
 
-VARIABLE_KEYS = {"per", "type", "values", "initial", "reset", "announce"}
+VARIABLE_KEYS = {"per", "type", "values", "initial", "reset", "announce", "secret"}
+EACH_SIDE = "each"  # `secret` alone: each side's own value, of a `per side` variable
 
 
 def enum_type(name: str) -> str:
     return f"enum:{name}"
 
 
-def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
+def check_variable(d: ast.Entity, r: Reporter, sides: Collection[str] = ()) -> ir.Variable:
     p = Props(d, r, VARIABLE_KEYS)
     scope = _scope(p, r)
     if p.has("values"):
@@ -53,6 +61,14 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
     else:
         values, typ = (), _type(p, r)
     initial = _initial(p, typ, values, r)
+    secret = _secret(p, scope, sides, r)
+    if secret and typ in ("int", "number", "code"):
+        r.error(
+            p.line("secret").span,
+            BAD_VALUE,
+            f"a secret variable holds one of a list of values (the other side's bots "
+            f"guess among them): `values …`, a yes/no, a side, unit, hex or marker, not {typ}",
+        )
     return ir.Variable(
         name_of(d),
         title_of(d),
@@ -64,7 +80,35 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
         p.flag("announce"),
         prov_of(d.prov),
         d.span,
+        secret,
     )
+
+
+def _secret(p: Props, scope: str, sides: Collection[str], r: Reporter) -> str:
+    """Who may read the variable: "" everyone, a side's name only that side,
+    `EACH_SIDE` each side its own value."""
+    line = p.line("secret")
+    if line is None:
+        return ""
+    vals = line.values[1:]
+    if not vals:
+        if scope != "side":
+            r.error(
+                line.span,
+                BAD_VALUE,
+                "`secret` alone keeps each side's own value from the other: "
+                "the variable is `per side`; else write `secret SIDE`",
+            )
+        return EACH_SIDE
+    if len(vals) != 1 or not isinstance(vals[0], ast.Name) or vals[0].id == EACH_SIDE:
+        r.error(line.span, BAD_VALUE, "write `secret SIDE` (the side that may read it) or `secret`")
+        return ""
+    side = vals[0].id
+    if side not in sides:
+        hint = did_you_mean(side, set(sides))
+        r.error(vals[0].span, UNKNOWN_NAME, f"unknown side {side!r}", *hint_note(hint))
+        return ""
+    return side
 
 
 def _scope(p: Props, r: Reporter) -> str:

@@ -9,11 +9,15 @@ overwritten by sampling (determinisation):
 - units the rules conceal (the observation lists only how many stand in
   each hex) are dealt at random to those hexes, at full strength;
 - choices the other side made face down and has not yet revealed (shown as
-  `"hidden"`) are drawn from the options the rules offered, and a binding
+  `"hidden"`) are drawn from the options the rules offered (yes or no for a
+  question answered face down), and a binding
   that names a concealed unit (a unit retreating before combat) names one
   of the unseen units instead;
 - a bag whose contents the observation does not list is taken to hold what
-  it held at the start.
+  it held at the start;
+- each value of a secret variable shown `"hidden"` is drawn from the values
+  of its type other than its initial one (the observation shows the initial
+  value: "hidden" says only that it is not that).
 
 Where the rules hide nothing from the player at this point (most of a
 game), the view is the copy of the state as it is, made without writing
@@ -31,7 +35,8 @@ import random
 from typing import Any
 
 from engine.information import sees_everything
-from engine.instructions import Choose
+from engine.instructions import Ask, Choose
+from engine.rules import VariableSpec
 from engine.state import ON_MAP, Frame, State
 
 HIDDEN = "hidden"  # what observation() writes in place of a secret binding
@@ -58,7 +63,15 @@ def hides_anything(observation: dict[str, Any] | None) -> bool:
         "concealed" in observation
         or any(HIDDEN in f.get("bindings", {}).values() for f in observation["stack"])
         or any(not isinstance(v, list) for v in observation["bags"].values())
+        or any(_hidden_places(v) for v in observation["vars"].values())
     )
+
+
+def _hidden_places(saved: Any) -> list[int]:
+    """The places of a saved variable that read "hidden" ([0] for one value)."""
+    if isinstance(saved, dict):
+        return [i for i, v in enumerate(saved.values()) if v == HIDDEN]
+    return [0] if saved == HIDDEN else []
 
 
 def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None:
@@ -77,6 +90,10 @@ def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None
         if not isinstance(tokens, list):
             view.bags[name] = rules.bags[name]
             view.drawn[name] = ()
+    for var in view.game.secret_variables.values():
+        places = _hidden_places(observation["vars"][var.name])
+        if places:
+            _redeal_variable(view, var, places, rng)
     view.forget_node()  # the pending decision is worked out again, on the view
 
 
@@ -108,9 +125,42 @@ def _redeal_binding(view: State, f: Frame, var: str, unseen: list[int], rng: ran
         f.b[var] = rng.choice(options)
 
 
+def _redeal_variable(view: State, var: VariableSpec, places: list[int], rng: random.Random) -> None:
+    """A secret variable's hidden values sampled, each among the values of its
+    type that are not its initial one."""
+    values = [v for v in _values_of(view, var) if v != var.initial]
+    if not var.scope:
+        view.vars[var.name] = rng.choice(values)
+        return
+    row = list(view.vars[var.name])
+    for i in places:
+        row[i] = rng.choice(values)
+    view.vars[var.name] = tuple(row)
+
+
+def _values_of(s: State, var: VariableSpec) -> list[Any]:
+    """Every value a secret variable may hold (the checker allows secrets only of
+    types with a finite list of values)."""
+    rules = s.game.rules
+    typ = var.type
+    if var.values:
+        return list(var.values)
+    finite: dict[str, list[Any]] = {
+        "bool": [False, True],
+        "side": list(range(len(rules.sides))),
+        "unit": list(range(len(rules.units))),
+        "hex": list(range(len(rules.board.labels))),
+        "marker": list(s.game.tokens),
+    }
+    return finite[typ]
+
+
 def _options_of(s: State, proc: str, bindings: dict[str, Any], var: str) -> tuple[Any, ...]:
-    """What the `choose` instruction that binds `var` in `proc` offered."""
+    """What the `choose` instruction that binds `var` in `proc` offered (yes or no
+    for a question answered face down)."""
     for instr in s.game.rules.procedures[proc].code:
         if isinstance(instr, Choose) and instr.var == var:
             return tuple(instr.options(s, bindings))
+        if isinstance(instr, Ask) and instr.var == var:
+            return (False, True)
     raise ValueError(f"no choice binds {var!r} in {proc!r}")

@@ -10,6 +10,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -748,6 +749,30 @@ def test_newtowns_indian_stacks_start_masked_from_the_american_side(modules, sce
         else:
             assert masked_by == "null", (props["Side"], place)
     assert on_map > 10
+
+
+THE_AMBUSH = Path(__file__).parents[1] / "data" / "designer" / "the_ambush"
+
+
+def test_markers_placed_face_down_are_masked_by_their_side():
+    """The Ambush 5.3: Red places its Ambush and Dummy markers face down (a variable
+    secret to Red holds them). Their pieces carry a side-owned mask, masked by Red
+    from the start, so only the Red player sees which is which; no other marker is
+    masked."""
+    _rules, vmod = build_module(THE_AMBUSH)
+    seen = set()
+    for slot in slots(vmod):
+        piece = decode_piece(slot.text)
+        if piece.properties().get("Kind") != "marker":
+            continue
+        masks = piece.trait("obs")
+        if piece.properties().get("Side") == "Red":
+            seen.add(piece.name)
+            assert masks and masks[0].fields[5] == "side:" and masks[0].fields[3] == "I"
+            assert masks[0].state.split(";")[0] == "Red", piece.name
+        else:
+            assert not masks, piece.name
+    assert seen == {"Ambush", "Dummy"}
 
 
 VASSAL_CHECK = shared_file("vassal", "engine", "vassal-check")

@@ -43,6 +43,7 @@ from compiler.backends.vassal.traits import (
     Trait,
     suffix,
 )
+from compiler.check.variables import EACH_SIDE
 
 MAIN_MAP = "Map"
 TRACKS_MAP = "Tracks"
@@ -286,10 +287,27 @@ def unit_traits(
     return tuple(traits)
 
 
+def placed_face_down(rules: ir.Ruleset, m: ir.Marker) -> bool:
+    """Whether the marker is its side's to place face down: a variable secret to
+    that side holds markers (an ambush marker and its dummies, placed in hexes)."""
+    return bool(m.side) and any(
+        v.type == "marker" and v.secret in (m.side, EACH_SIDE) for v in rules.variables
+    )
+
+
 def marker_traits(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> tuple[Trait, ...]:
     side = named(rules.sides, m.side)
     props = (("Side", text(side.title) if side else ""), ("Kind", "card" if card else "marker"))
     front, back = f"{m.name}-front.png", f"{m.name}-back.png"
+    if side is not None and not card and placed_face_down(rules, m):
+        # Face down to the other side until its side reveals it (VASSAL's side-owned mask).
+        owner = text(side.title)
+        return (
+            Mask(CONCEAL, back, "Place face down / reveal", f"{owner} marker", owner, style="I"),
+            Prototype("marker"),
+            Properties(props),
+            BasicPiece(front, text(m.title), gpid),
+        )
     if card:
         return (
             Mask(FLIP, back),
