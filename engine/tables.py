@@ -70,7 +70,7 @@ def words(name: str) -> str:
 
 def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
     """A cell in words, as a player says the result: each result by its title and code
-    ("No Movement (NM)"), a declared name by its title ("Durkee's Detachment"); the
+    ("No Movement (NM)"), a declared name by its title ("the Left Wing"); the
     parts of a cell of results each named ("attacker Retreat (R), defender …"), those
     of a cell of names listed ("Maxwell and Scott"); "no effect" for an empty cell."""
     said = [

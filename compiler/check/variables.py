@@ -15,7 +15,7 @@ to its initial value whenever procedure PROC begins (a phase, a player turn).
 `announce` has the play log tell every change of it.
 
 `secret SIDE` keeps the value from the other side (a plan, a face-down marker
-placed in a hex: `per hex; type marker; secret indian`), and `secret` alone
+placed in a hex: `per hex; type marker; secret north`), and `secret` alone
 keeps each side's own value of a `per side` variable from the other: the
 other side reads "hidden" wherever the value is not the initial one (so it
 sees that a marker was placed, or a plan made, not which) until a `reveal`

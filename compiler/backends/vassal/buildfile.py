@@ -455,7 +455,7 @@ def _hand(root: ET.Element, side: ir.Side) -> None:
         color="230,225,210",
         reversible=False,
     )
-    # One zone over the whole hand, so that a report names it ("… in American hand").
+    # One zone over the whole hand, so that a report names it ("… in North hand").
     zones = el(board, BOARD + "board.ZonedGrid")
     path = f"0,0;{w},0;{w},{h};0,{h}"
     zone = BOARD + "board.mapgrid.Zone"

@@ -15,9 +15,9 @@ than its initial one and works out which counters it may reach.
   (Has fired), or that a procedure setting it also clears for every unit
   (the PIN case chosen).
 - **Which counters.** The targets of a statement are read from the rules:
-  a unit named (`old_smoke.big_medicine`), the units a loop or a choice runs
-  over (`units_of(indian) where …`), narrowed by every test of a counter's
-  printed values that the statement sits under (`if u.side == american and
+  a unit named (`hero.inspired`), the units a loop or a choice runs
+  over (`units_of(north) where …`), narrowed by every test of a counter's
+  printed values that the statement sits under (`if u.side == north and
   u.artillery`, defines included), and a procedure's unit parameter by the
   arguments of its calls. Where the rules cannot tell (a combat result's
   unit, a query of the units in a hex), any unit. A statement that reaches
@@ -28,7 +28,7 @@ than its initial one and works out which counters it may reach.
 - **Which scenario.** A statement patched in by a rule switch counts where
   the scenario plays that switch: turned on by the scenario, or on by
   default, or an optional rule the scenario leaves to the players. A
-  scenario's set-up assignment (`old_smoke(big_medicine: yes)`) gives its
+  scenario's set-up assignment (`hero(inspired: yes)`) gives its
   unit the state in that scenario.
 """
 
