@@ -90,7 +90,7 @@ def test_every_place_patches_to_the_board_built_from_the_changed_map(game, rules
 
 def test_a_place_is_required_and_must_be_one_of_them(game):
     s = game.new_initial_state()
-    with pytest.raises(RulesError, match="made at one of 0501/0601, .*not nowhere"):
+    with pytest.raises(RulesError, match=r"made at one of 0501/0601, .*not nowhere"):
         effects.change_terrain(s, "pontoon_laid")
     with pytest.raises(RulesError, match="not 0503/0603"):
         effects.change_terrain(s, "pontoon_laid", "0503/0603")  # the ford
