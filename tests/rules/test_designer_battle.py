@@ -120,8 +120,11 @@ def test_the_terrain_changes_chart_says_where_and_what_marks_it():
     ]
     pontoon = [c.text for c in chart.rows[1]]
     assert pontoon[0] == "The pontoon is laid" and pontoon[2] == "Pontoon"
-    assert pontoon[1].startswith("at one of 0501/0601, 0502/0602,")
-    assert pontoon[1].endswith(", chosen when made: Pontoon added")
+    assert pontoon[1] == (
+        "Pontoon added at one of, chosen when made:\n"
+        "0501/0601, 0502/0602, 0505/0605, 0506/0606, 0508/0608, 0502/0601,\n"
+        "0503/0602, 0504/0603, 0505/0604, 0506/0605, 0507/0606, 0508/0607"
+    )
     assert chart.subtitle == "§ mill_creek 3.5, 3.8"
 
 

@@ -438,5 +438,10 @@ def _change_places(c: ir.TerrainChange, titles: dict[str, str]) -> list[str]:
         *(f"{titles[f]} added" for at in c.places for fs in at.added.values() for f in fs),
         *(f"no {titles[f]}" for at in c.places for fs in at.removed.values() for f in fs),
     }
-    where = ", ".join(at.place for at in c.places)
-    return [*fixed, f"at one of {where}, chosen when made: {', '.join(sorted(what))}"]
+    labels = [at.place for at in c.places]
+    rows = [", ".join(labels[i : i + PLACES_A_LINE]) for i in range(0, len(labels), PLACES_A_LINE)]
+    where = ",\n".join(rows)
+    return [*fixed, f"{', '.join(sorted(what))} at one of, chosen when made:\n{where}"]
+
+
+PLACES_A_LINE = 6  # a change's places, so many a line of the chart
