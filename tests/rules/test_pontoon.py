@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler.backends.vassal import tracks
+from compiler.backends.vassal.pieces import pieces_of
 from compiler.build import load_game
 from compiler.check import compile_ruleset
 from compiler.check.terrain_changes import changed_rules, options
@@ -243,3 +245,13 @@ def test_a_mistake_is_placed_and_said(tmp_path, capsys, old, new, at, col, messa
     err = capsys.readouterr().err
     assert re.search(rf"{SPECIAL}:{line}:{col}: error: " + message, err), err
     assert "Traceback" not in err
+
+
+def test_the_vassal_palette_has_the_terrain_markers_apart(rules):
+    slots = {s.name: s for s in pieces_of(rules, tracks.layout(rules)).slots}
+    for name in ("pontoon", "blown_bridge"):
+        assert (slots[name].tab, slots[name].group, slots[name].kind) == (
+            "Markers",
+            "Terrain changes",
+            "marker",
+        )
