@@ -550,6 +550,10 @@ class HexsideFeature:
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
+    # `impassable unless terrain_changed(C)`: no unit crosses it until the terrain
+    # change C is made (a ford usable only while the pontoon stands); "" for always.
+    unless: str = ""
+    unless_span: Span = _span()
 
 
 @dataclass(frozen=True, slots=True)
@@ -601,6 +605,19 @@ class TerrainChange:
     marker: str  # the marker counter placed to show it ("" for none)
     prov: Prov
     span: Span = _span()
+    # `FEATURE one_of HEXSIDES…`: the change is made at one of these places, chosen
+    # in play (`change_terrain(pontoon, at: where)`); empty for a fixed change.
+    places: tuple[TerrainAt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainAt:
+    """What a terrain change does at one of its candidate places (a hexside "a/b" or a hex)."""
+
+    place: str
+    hexes: dict[str, str]
+    added: dict[tuple[str, str], dict[str, str]]
+    removed: dict[tuple[str, str], tuple[str, ...]]
 
 
 @dataclass(frozen=True, slots=True)

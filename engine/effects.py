@@ -12,6 +12,7 @@ from fractions import Fraction
 from engine.describe import hex_label, marker_title, side_name, unit_name, value_text
 from engine.events import emit, say
 from engine.information import SecretLine, variable_reader
+from engine.nodes import RulesError
 from engine.queries import enemies_adjacent, unit_steps
 from engine.rules import TerrainChangeSpec
 from engine.state import (
@@ -25,7 +26,14 @@ from engine.state import (
     Combat,
     State,
 )
-from engine.terrain_state import CHANGED_TERRAIN, change_index
+from engine.terrain_state import (
+    CHANGED_TERRAIN,
+    change_index,
+    made_entry,
+    place_of,
+    sorted_entries,
+    split_entry,
+)
 from engine.vocabulary import effect
 
 # Found here too (engine/events.py, engine/describe.py): the generated rules
@@ -350,29 +358,38 @@ def win(s: State, side: int, level: str) -> None:
     end_game(s, side, level, "The game ends at once")
 
 
-@effect(("change", "terrain_change"))
-def change_terrain(s: State, change: str) -> None:
-    """Make a terrain change of the rules (a bridge blown, a ford flooded): from now
-    on movement, retreats, ZOC, line of sight and every map question read it."""
-    _set_change(s, change, True)
+@effect(("change", "terrain_change"), ("at", "place"), optional=("at",))
+def change_terrain(s: State, change: str, at: str = "") -> None:
+    """Make a terrain change of the rules (a bridge blown, a ford flooded) — one with
+    `one_of` places at the place given (`at: where`): from now on movement, retreats,
+    ZOC, line of sight and every map question read it. Made elsewhere already, it moves."""
+    rules = s.game.rules
+    spec = rules.terrain_changes[change_index(rules, change)]
+    places = [label for label, _h, _s in spec.places]
+    if places and at not in places:
+        raise RulesError(f"{change} is made at one of {', '.join(places)}, not {at or 'nowhere'}")
+    if at and not places:
+        raise RulesError(f"{change} has no places to choose from; it is made where declared")
+    entry = made_entry(change, at)
+    before = s.vars[CHANGED_TERRAIN]
+    if entry in before:
+        return
+    kept = {e for e in before if split_entry(e)[0] != change}
+    s.vars[CHANGED_TERRAIN] = sorted_entries(rules, kept | {entry})
+    say(s, f"{spec.title} at {at}." if at else f"{spec.title} ({_where(s, spec)}).")
 
 
 @effect(("change", "terrain_change"))
 def restore_terrain(s: State, change: str) -> None:
     """Undo a terrain change (a bridge repaired): the map is as printed there again."""
-    _set_change(s, change, False)
-
-
-def _set_change(s: State, change: str, made: bool) -> None:
     rules = s.game.rules
-    before = s.vars[CHANGED_TERRAIN]
-    if (change in before) == made:
+    at = place_of(s, change)
+    if at is None:
         return
-    names = set(before) | {change} if made else set(before) - {change}
-    s.vars[CHANGED_TERRAIN] = tuple(c.name for c in rules.terrain_changes if c.name in names)
+    before = s.vars[CHANGED_TERRAIN]
+    s.vars[CHANGED_TERRAIN] = tuple(e for e in before if split_entry(e)[0] != change)
     spec = rules.terrain_changes[change_index(rules, change)]
-    where = _where(s, spec)
-    say(s, f"{spec.title} ({where})." if made else f"{spec.title}: undone ({where}).")
+    say(s, f"{spec.title}: undone at {at}." if at else f"{spec.title}: undone ({_where(s, spec)}).")
 
 
 def _where(s: State, spec: TerrainChangeSpec) -> str:

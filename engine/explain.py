@@ -31,7 +31,7 @@ from engine.queries import units_in
 from engine.restrictions import allowance, binding, max_hexes, may_end, refused_end, refused_entry
 from engine.state import ON_MAP, Frame, State
 from engine.tables import column_label, modifiers_of
-from engine.terrain_state import board_of
+from engine.terrain_state import board_of, change_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,6 +430,14 @@ def _prohibited(s: State, u: int, a: int, h: int, d: int) -> Reason:
         return source(s, f"terrain:{terrain.name}", f"No unit may enter {terrain.title}.")
     mask = board.hexsides[a][d]
     features = [f for i, f in enumerate(rules.hexside_features) if mask >> i & 1]
+    closed = [f for f in features if f.unless]
+    if closed:
+        f = closed[0]
+        change = rules.terrain_changes[change_index(rules, f.unless)].title
+        text = (
+            f"{name} may not cross the {f.title} hexside unless {change[:1].lower()}{change[1:]}."
+        )
+        return source(s, f"hexside:{f.name}", text)
     if features:
         f = features[0]
         return source(s, f"hexside:{f.name}", f"{name} may not cross the {f.title} hexside.")

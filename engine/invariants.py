@@ -20,7 +20,7 @@ from engine import instructions as ins
 from engine.primitives import all_primitives
 from engine.rules import PUBLIC
 from engine.state import NOT_ENTERED, ON_MAP, REVEALED, STATUS_NAMES, State
-from engine.terrain_state import CHANGED_TERRAIN, board_of
+from engine.terrain_state import CHANGED_TERRAIN, board_of, split_entry
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
 # procedure: it has no site.
@@ -226,13 +226,22 @@ _INDICES_INTO: dict[str, Callable[[State], int]] = {
 
 
 def _terrain_changes(s: State, value: Any) -> bool:
-    """The names of terrain changes made, each once, in declared order."""
-    names = [c.name for c in s.game.rules.terrain_changes]
-    return (
-        isinstance(value, tuple)
-        and all(isinstance(v, str) and v in names for v in value)
-        and list(value) == [n for n in names if n in value]
-    )
+    """The terrain changes made, each once, in declared order; one with places at
+    one of them (`pontoon@0503/0603`)."""
+    specs = {c.name: c for c in s.game.rules.terrain_changes}
+    if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+        return False
+    made = [split_entry(v) for v in value]
+    names = [n for n, _p in made]
+    return all(n in specs and _placed(specs[n], p) for n, p in made) and names == [
+        n for n in specs if n in names
+    ]
+
+
+def _placed(spec: Any, place: str) -> bool:
+    """A change with places stands at one of them; one without, at none."""
+    places = [label for label, _h, _s in spec.places]
+    return place in places if places else not place
 
 
 def _revealed(s: State, value: Any) -> bool:

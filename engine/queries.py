@@ -17,7 +17,7 @@ from engine.los import sees
 from engine.nodes import RulesError
 from engine.state import EXITED, MAX_SIDES, NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, read_cell, row_of
-from engine.terrain_state import CHANGED_TERRAIN, board_of
+from engine.terrain_state import board_of, change_index, place_of
 from engine.vocabulary import query
 from engine.zoc import in_zoc_of
 
@@ -102,7 +102,20 @@ def terrain(s: State, h: int) -> int:
 @query(("change", "terrain_change"), returns="bool")
 def terrain_changed(s: State, change: str) -> bool:
     """True when the terrain change has been made (the bridge is blown) and not undone."""
-    return change in s.vars.get(CHANGED_TERRAIN, ())
+    return place_of(s, change) is not None
+
+
+@query(("change", "terrain_change"), returns="places")
+def places_of(s: State, change: str) -> tuple[str, ...]:
+    """Where a terrain change with `one_of` may be made ("0503/0603"), to choose from."""
+    spec = s.game.rules.terrain_changes[change_index(s.game.rules, change)]
+    return tuple(label for label, _hexes, _sides in spec.places)
+
+
+@query(("change", "terrain_change"), returns="str")
+def terrain_changed_at(s: State, change: str) -> str:
+    """Where a terrain change stands ("0503/0603"), or "" when it is not made."""
+    return place_of(s, change) or ""
 
 
 @query(("a", "hex"), ("b", "hex"), ("feature", "hexside"), returns="bool")

@@ -97,6 +97,7 @@ class HexsideSpec:
     title: str
     color: str
     props: dict[str, int | bool | str]
+    unless: str = ""  # impassable unless this terrain change is made
 
 
 # One template entry of the line-of-sight table: for a target at offset
@@ -167,6 +168,8 @@ class TerrainChangeSpec:
     neighbouring hexes, so
     their effects on the board's tables combine; `Rules.board_patches` holds
     the tables' changed rows for each combination of a group's changes made.
+    A change with `places` is made at one of them, chosen in play (a pontoon
+    laid at one of ten crossings): each place's label, hexes and hexsides.
     """
 
     name: str
@@ -175,6 +178,7 @@ class TerrainChangeSpec:
     hexes: tuple[int, ...]
     hexsides: tuple[tuple[int, int], ...]
     group: int
+    places: tuple[tuple[str, tuple[int, ...], tuple[tuple[int, int], ...]], ...] = ()
 
 
 # The rows of a board's tables that a combination of terrain changes alters:
@@ -505,7 +509,7 @@ class Rules:
     # Terrain the rules may change in play, and the board rows each combination of
     # the changes of one group alters, keyed by the changes' indices (in order).
     terrain_changes: tuple[TerrainChangeSpec, ...] = ()
-    board_patches: dict[tuple[int, ...], BoardPatch] = field(default_factory=dict)
+    board_patches: dict[tuple[str, ...], BoardPatch] = field(default_factory=dict)
     # Where units may leave the map on purpose.
     exits: tuple[ExitSpec, ...] = ()
 

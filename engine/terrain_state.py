@@ -25,6 +25,9 @@ from engine.los import choice_codes, slope_between
 from engine.rules import BoardSpec, Rules
 from engine.state import CHANGED_TERRAIN, State
 
+# A change made at one of its places is held as "name@place" (`pontoon@0503/0603`).
+AT = "@"
+
 # (id(rules), changes made) -> (rules, the board as changed): a board per
 # combination reached, kept with the rules so the id stays theirs.
 _BOARDS: dict[tuple[int, tuple[str, ...]], tuple[Rules, BoardSpec]] = {}
@@ -55,6 +58,32 @@ def change_index(rules: Rules, name: str) -> int:
     return next(i for i, c in enumerate(rules.terrain_changes) if c.name == name)
 
 
+def made_entry(name: str, place: str = "") -> str:
+    """A change made, as the state holds it: its name, and where if it has places."""
+    return f"{name}{AT}{place}" if place else name
+
+
+def split_entry(entry: str) -> tuple[str, str]:
+    """(name, place) of a change made; place "" for a change without places."""
+    name, _, place = entry.partition(AT)
+    return name, place
+
+
+def place_of(s: State, name: str) -> str | None:
+    """Where a change stands: its place ("" if it has none), or None if not made."""
+    for entry in s.vars.get(CHANGED_TERRAIN, ()):
+        made, place = split_entry(entry)
+        if made == name:
+            return place
+    return None
+
+
+def sorted_entries(rules: Rules, entries: set[str]) -> tuple[str, ...]:
+    """Changes made in declared order (a change stands at one place at a time)."""
+    order = {c.name: i for i, c in enumerate(rules.terrain_changes)}
+    return tuple(sorted(entries, key=lambda e: order[split_entry(e)[0]]))
+
+
 def _patched(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
     """The printed board with the rows of these changes' patches put in, and the
     line of sight judged again wherever blocking terrain or slopes changed."""
@@ -76,9 +105,10 @@ def _patched(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
 
 def _patch_rows(rules: Rules, made: tuple[str, ...]) -> dict[str, dict[int, Any]]:
     """table -> hex -> its row, from the patch of each group's combination of changes made."""
-    groups: dict[int, list[int]] = {}
-    for i in sorted(change_index(rules, name) for name in made):
-        groups.setdefault(rules.terrain_changes[i].group, []).append(i)
+    groups: dict[int, list[str]] = {}
+    for entry in made:
+        spec = rules.terrain_changes[change_index(rules, split_entry(entry)[0])]
+        groups.setdefault(spec.group, []).append(entry)
     rows: dict[str, dict[int, Any]] = {}
     for members in groups.values():
         for table, h, row in rules.board_patches[tuple(members)]:

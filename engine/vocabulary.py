@@ -5,7 +5,7 @@ signature, so the compiler can check calls (names, arity, types) and the
 engine implements exactly what the compiler allows: one list, two readers.
 
 Types are short names: int, bool, str, side, unit, units, hex, hexes,
-terrain, hexside, combat, combats, table, column, code, any. A parameter of
+terrain, hexside, combat, combats, table, column, code, place, places, any. A parameter of
 type `Lambda` is an expression the primitive evaluates itself, once per
 candidate, with the named bindings in scope (`stacking: stack_ok(units)`).
 """
@@ -155,4 +155,5 @@ ELEMENT_TYPES: dict[str, str] = {
     "combats": "combat",
     "markers": "marker",
     "sides": "side",
+    "places": "place",  # where a terrain change may be made: "0503/0603", or a hex
 }

@@ -25,6 +25,12 @@ from engine.play import SEED_LIMIT, ReplayError
 from engine.sources import rule_note_of
 from muster.workbench import add_commands
 
+# `--changed` of the map commands: the terrain as in play (engine/terrain_state.py).
+CHANGED_HELP = (
+    "terrain changes made, e.g. bridge_blown pontoon_laid@0505/0605 "
+    "(NAME@PLACE for a change made at one of its places)"
+)
+
 
 def _positive(text: str) -> int:
     """An argparse type: a whole number of at least 1 (games, processes, dots per inch)."""
@@ -207,6 +213,7 @@ def parser() -> argparse.ArgumentParser:
     mp.add_argument("--dpi", type=_positive, default=300, help="dots per inch (default 300)")
     mp.add_argument("--los", nargs=2, metavar=("A", "B"), help="overlay the line of sight A→B")
     mp.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
+    mp.add_argument("--changed", nargs="+", default=[], metavar="CHANGE", help=CHANGED_HELP)
     mp.set_defaults(func="muster.map_commands:cmd_map")
 
     for name, func, what in (
@@ -229,6 +236,7 @@ def parser() -> argparse.ArgumentParser:
             q.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
         else:
             q.add_argument("--unit", required=True, help="the unit's name in the rule files")
+        q.add_argument("--changed", nargs="+", default=[], metavar="CHANGE", help=CHANGED_HELP)
         q.set_defaults(func=func)
 
     add_simulate_parser(sub)

@@ -29,7 +29,8 @@ text), `dice N …` (die rolls, one per chance node; a marker's name for the
 marker drawn from a bag), and `expect …`:
 
 - `expect VARIABLE [INDEX] VALUE` — a variable's value (`changed_terrain NAME…`:
-  the terrain changes made; `set changed_terrain NAME…` makes them);
+  the terrain changes made, `NAME at PLACE` for one with places; `set
+  changed_terrain NAME…` makes them);
 - `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
   (its arguments and value written as in a position: units, hexes and sides
   by name; a list of units or hexes as its names, in any order, or `none`);
@@ -79,7 +80,7 @@ from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
-from engine.terrain_state import CHANGED_TERRAIN
+from engine.terrain_state import CHANGED_TERRAIN, made_entry
 
 POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "combat", "during")
 PLAY = ("act", "dice", "expect")
@@ -330,6 +331,8 @@ def _word(v: ast.Expr) -> str:
         return f"{v.attack}:{v.defend}"
     if isinstance(v, ast.Unary) and isinstance(v.operand, ast.Number) and v.op == "-":
         return f"-{v.operand.text}"
+    if isinstance(v, ast.Slash):  # a hexside, `0503/0602`
+        return "/".join(_word(p) for p in v.parts)
     return ""
 
 
@@ -370,8 +373,16 @@ def _waiting(s: State) -> str:
 
 
 def _changes(words: list[str]) -> list[str]:
-    """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
-    return [w for w in words if w != "none"]
+    """`set changed_terrain bridge_blown pontoon at 0503/0602 …` (or `none`): the terrain
+    changes made, one with places at the place after `at` (saved as `pontoon@0503/0602`)."""
+    out: list[str] = []
+    rest = iter(words)
+    for w in rest:
+        if w == "at" and out:
+            out[-1] = made_entry(out[-1], next(rest, ""))
+        elif w != "none":
+            out.append(w)
+    return out
 
 
 def _value(word: str) -> Any:

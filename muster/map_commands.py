@@ -16,6 +16,7 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.map_render import render_map
+from compiler.check.terrain_changes import changed_rules, options
 from compiler.map.board import build_board
 from compiler.map.hexmap import LABEL, Grid, Offset
 from compiler.map.los import LosModel, trace
@@ -25,6 +26,7 @@ from engine import pathing
 from engine.board import MOVE_CLASS
 from engine.errors import BadInput
 from engine.los import explain
+from engine.terrain_state import split_entry
 
 
 def hex_label(model: MapModel, text: str) -> str:
@@ -143,19 +145,41 @@ def write_map_image(
     return out
 
 
-def _map_model(ruleset: str):
+def _map_model(ruleset: str, changed: Iterable[str] = ()):
     from compiler.check import compile_ruleset
     from compiler.map.model import MapModel
 
     rules = compile_ruleset(ruleset)[0]
     if rules.map is None:
         raise BadInput(f"{ruleset}: the ruleset {rules.name!r} has no map")
-    return MapModel(rules)
+    return MapModel(with_changes(rules, changed))
+
+
+def with_changes(rules: ir.Ruleset, changed: Iterable[str]) -> ir.Ruleset:
+    """The rules with these terrain changes made (`bridge_blown`, `pontoon_laid@0505/0605`,
+    as the engine's state holds them): the map, routes and sight read as in play."""
+    names = [c.name for c in rules.terrain_changes]
+    made: dict[int, str] = {}
+    for entry in changed:
+        name, place = split_entry(entry)
+        if name not in names:
+            hint = did_you_mean(name, names)
+            raise BadInput(
+                f"{name!r} is not a terrain change of {rules.name!r}"
+                + (f"; did you mean {hint!r}?" if hint else "")
+            )
+        i = names.index(name)
+        places = options(rules.terrain_changes[i])
+        if place not in places:
+            where = ", ".join(places) if places != ("",) else "none: write its name alone"
+            raise BadInput(f"{name} is made at one of its places ({where}), not {place!r}")
+        made[i] = place
+    return changed_rules(rules, tuple(sorted(made.items()))) if made else rules
 
 
 def cmd_map(args: argparse.Namespace) -> int:
 
-    model = _map_model(args.ruleset)
+    model = _map_model(args.ruleset, args.changed)
     los = (hex_label(model, args.los[0]), hex_label(model, args.los[1])) if args.los else None
     units = hex_labels(model, args.units)
     out = write_map_image(model, Path(args.out), args.dpi, los, units)
@@ -165,7 +189,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 
 def cmd_los(args: argparse.Namespace) -> int:
 
-    model = _map_model(args.ruleset)
+    model = _map_model(args.ruleset, args.changed)
     a, b = hex_label(model, args.a), hex_label(model, args.b)
     print(los_report(model, a, b, hex_labels(model, args.units)))
     return 0
@@ -173,6 +197,6 @@ def cmd_los(args: argparse.Namespace) -> int:
 
 def cmd_path(args: argparse.Namespace) -> int:
 
-    model = _map_model(args.ruleset)
+    model = _map_model(args.ruleset, args.changed)
     print(path_report(model, hex_label(model, args.a), hex_label(model, args.b), args.unit))
     return 0

@@ -56,7 +56,8 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     ),
     "terrain_change": (
         terrain_changes.TERRAIN_CHANGE_KEYS | {terrain_changes.REMOVE},
-        "and a line per terrain or hexside feature: the hexes or hexsides it puts there",
+        "and a line per terrain or hexside feature: the hexes or hexsides it puts there; "
+        "`FEATURE one_of HEXSIDES…` for places of which play chooses one",
     ),
     "table": (tables.HEADER, "and a line per row"),
     "result": (check.RESULT_KEYS, "and `apply` statements"),

@@ -29,7 +29,7 @@ from engine.information import HIDDEN, account_line
 from engine.interpreter import current_node
 from engine.save import to_json
 from engine.state import State
-from engine.terrain_state import CHANGED_TERRAIN
+from engine.terrain_state import CHANGED_TERRAIN, split_entry
 
 FACE_DOWN = "a face-down marker"
 CONCEALED = "a concealed unit"
@@ -305,20 +305,27 @@ def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def terrain_changes_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
-    """The terrain changes made (a bridge blown), each with its marker and its hexes."""
+    """The terrain changes made (a bridge blown), each with its marker and its hexes —
+    one made at a chosen place (a pontoon laid) with that place's hexes and hexsides."""
     rules = s.game.rules
-    made = set(seen["vars"].get(CHANGED_TERRAIN, ()))
-    return [
-        {
+    labels = rules.board.labels
+    made = dict(split_entry(e) for e in seen["vars"].get(CHANGED_TERRAIN, ()))
+    out = []
+    for c in rules.terrain_changes:
+        if c.name not in made:
+            continue
+        at = [(h, sides) for place, h, sides in c.places if place == made[c.name]]
+        hexes = (*c.hexes, *(h for h, _ in at for h in h))
+        hexsides = (*c.hexsides, *(side for _, sides in at for side in sides))
+        entry = {
             "name": c.name,
             "title": c.title,
             "marker": c.marker,
-            "hexes": [rules.board.labels[h] for h in c.hexes],
-            "hexsides": [[rules.board.labels[a], rules.board.labels[b]] for a, b in c.hexsides],
+            "hexes": [labels[h] for h in hexes],
+            "hexsides": [[labels[a], labels[b]] for a, b in hexsides],
         }
-        for c in rules.terrain_changes
-        if c.name in made
-    ]
+        out.append(entry | ({"place": made[c.name]} if made[c.name] else {}))
+    return out
 
 
 def _to_move(s: State) -> str:

@@ -32,7 +32,6 @@ from compiler.backends.pysource import (
     record_source,
     wrap_source,
 )
-from compiler.check.maps import grid_of
 from compiler.check.terrain_changes import change_groups
 from compiler.check.variables import EACH_SIDE as EACH_SIDE_NAME
 from compiler.load import PROJECT_ROOT
@@ -965,7 +964,7 @@ class Codegen:
             return []
         group_of = {
             i: g
-            for g, members in enumerate(change_groups(r.terrain_changes, grid_of(r.map)))
+            for g, members in enumerate(change_groups(r.terrain_changes, r.map, r.hexside_features))
             for i in members
         }
         return [
@@ -979,6 +978,17 @@ class Codegen:
                     for a, b in sorted({*c.added, *c.removed})
                 ),
                 group_of[i],
+                tuple(
+                    (
+                        at.place,
+                        tuple(self.hex_index[h] for h in at.hexes),
+                        tuple(
+                            (self.hex_index[a], self.hex_index[b])
+                            for a, b in sorted({*at.added, *at.removed})
+                        ),
+                    )
+                    for at in c.places
+                ),
             )
             for i, c in enumerate(r.terrain_changes)
         ]

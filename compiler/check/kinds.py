@@ -22,7 +22,11 @@ from compiler.check.maps import check_map, grid_of
 from compiler.check.props import Props, code_text, name_of, prov_of
 from compiler.check.tables import check_table
 from compiler.check.terrain import check_hexside, check_terrain
-from compiler.check.terrain_changes import check_groups, check_terrain_change
+from compiler.check.terrain_changes import (
+    check_conditions,
+    check_groups,
+    check_terrain_change,
+)
 from compiler.check.tools import Tools
 from compiler.check.tracks import check_levels, check_turn_track
 from compiler.check.variables import check_variable
@@ -183,8 +187,9 @@ class _KindBuilder:
             check_terrain_change(d, self.r, p.map, p.terrain, p.features, markers)
             for d in self.decls.of("terrain_change")
         )
+        check_conditions(p.features, p.terrain_changes, self.r)
         if p.map is not None:
-            check_groups(p.terrain_changes, p.map, self.r)
+            check_groups(p.terrain_changes, p.map, p.features, self.r)
         self.enter_each("terrain_change", p.terrain_changes)
 
     def counter_faces(self) -> None:

@@ -35,6 +35,7 @@ HEXSIDE_KEYS = {
     "replaces",
     "combines",
     "counts_as",
+    "impassable",
 }
 # What the map renderer can draw (compiler/backends/map_render.py).
 PATTERNS = ("none", "trees", "orchard", "dots", "crops", "marsh", "hatch", "buildings")
@@ -86,6 +87,7 @@ def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
     _check_strategic(p, road)
     zoc = p.flag("zoc", True)
     combines = _check_combines(p)
+    unless = _check_unless(p)
     return ir.HexsideFeature(
         name=d.ident,
         title=d.display_title,
@@ -106,7 +108,27 @@ def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
         props=_attributes(d, HEXSIDE_KEYS, r),
         prov=prov_of(d.prov),
         span=d.span,
+        unless=unless,
+        unless_span=p.line("impassable").span if unless else d.span,
     )
+
+
+def _check_unless(p: Props) -> str:
+    """`impassable unless terrain_changed(C)`: the terrain change that opens the hexside
+    (checked against the declared changes with them: compiler/check/terrain_changes.py)."""
+    line = p.line("impassable")
+    if line is None:
+        return ""
+    vals = line.values[1:]
+    match vals:
+        case (ast.Name(id="unless"), ast.Call(func="terrain_changed", args=(ast.Name(id=name),))):
+            return name
+    p.error(
+        line.span,
+        "write `impassable unless terrain_changed(CHANGE)`: the hexside is crossed only "
+        "while that terrain change is made",
+    )
+    return ""
 
 
 def _check_crossing(d: ast.Entity, p: Props, r: Reporter, road: bool) -> ir.MoveCost:

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from compiler import ir
-from compiler.check.maps import grid_of
-from compiler.check.terrain_changes import change_groups, changed_map
+from compiler.check.terrain_changes import change_groups, changed_rules, options
 from compiler.map.hexmap import EDGES, Grid
 from compiler.map.los import los_tables
 from compiler.map.model import MapModel
 from engine.board import PROHIBITED
 from engine.board_data import COLUMNS as BOARD_COLUMNS
 from engine.rules import BoardPatch, BoardSpec
+from engine.terrain_state import made_entry
 
 
 def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
@@ -145,8 +144,10 @@ def _union(bits: Iterable[int]) -> int:
     return mask
 
 
-def board_patches(rules: ir.Ruleset) -> dict[tuple[int, ...], BoardPatch]:
-    """For each combination of the changes of one group, the board rows it alters.
+def board_patches(rules: ir.Ruleset) -> dict[tuple[str, ...], BoardPatch]:
+    """For each combination of the changes of one group, the board rows it alters,
+    keyed by the changes made as the engine holds them (`made_entry`: a change's
+    name, and where it stands if it has places).
 
     A group's changes touch neighbouring hexes, so a row may depend on several
     of them at once: each combination is worked out from the changed map.
@@ -156,20 +157,28 @@ def board_patches(rules: ir.Ruleset) -> dict[tuple[int, ...], BoardPatch]:
     if rules.map is None or not rules.terrain_changes:
         return {}
     base = terrain_tables(rules, MapModel(rules))
-    patches: dict[tuple[int, ...], BoardPatch] = {}
-    for members in change_groups(rules.terrain_changes, grid_of(rules.map)):
-        for chosen in _combinations(members):
-            made = tuple(rules.terrain_changes[i] for i in chosen)
-            changed = replace(rules, map=changed_map(rules.map, made))
+    patches: dict[tuple[str, ...], BoardPatch] = {}
+    changes = rules.terrain_changes
+    for members in change_groups(changes, rules.map, rules.hexside_features):
+        for chosen in _combinations(changes, members):
+            changed = changed_rules(rules, chosen)
             tables = terrain_tables(changed, MapModel(changed))
-            patches[chosen] = _differences(base, tables)
+            key = tuple(made_entry(changes[i].name, place) for i, place in chosen)
+            patches[key] = _differences(base, tables)
     return patches
 
 
-def _combinations(members: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every non-empty combination of a group's changes, the smaller first."""
-    sizes = range(1, len(members) + 1)
-    return [chosen for size in sizes for chosen in itertools.combinations(members, size)]
+def _combinations(
+    changes: tuple[ir.TerrainChange, ...], members: tuple[int, ...]
+) -> list[tuple[tuple[int, str], ...]]:
+    """Every non-empty combination of a group's changes, each made at one of its
+    places, as (index, place) in declared order, the smaller first."""
+    out = []
+    for size in range(1, len(members) + 1):
+        for chosen in itertools.combinations(members, size):
+            places = itertools.product(*(options(changes[i]) for i in chosen))
+            out += [tuple(zip(chosen, at, strict=True)) for at in places]
+    return out
 
 
 def _differences(base: dict[str, tuple], changed: dict[str, tuple]) -> BoardPatch:

@@ -151,6 +151,8 @@ class MapModel:
         for its parts and a ford or bridge for the creek it replaces.
         """
         side = self.hexside(a, b)
+        if any(self.features[f].unless for f in side.features):
+            return None  # impassable until the terrain change that opens it is made
         road = self._road_cost(side, move_class)
         if road is not None:
             return road
@@ -206,6 +208,8 @@ class MapModel:
         if not (self.terrain_of(a).zoc_out_of and self.terrain_of(b).zoc_into):
             return False
         side = self.hexside(a, b)
+        if any(self.features[name].unless for name in side.features):
+            return False  # no ZOC across a hexside no unit may cross (until it opens)
         return all(self._zoc_crosses(self.features[name], side, b) for name in side.features)
 
     def _zoc_crosses(self, f: ir.HexsideFeature, side: Hexside, into: str) -> bool:

@@ -111,17 +111,19 @@ function drawCounters() {
     });
     layer.append(stack);
   }
-  // Terrain changed in play (a bridge blown): its marker on each hex and hexside.
+  // Terrain changed in play (a bridge blown, a pontoon laid where its player chose):
+  // its marker on each hex and hexside.
   for (const c of view.terrain_changes || []) {
     const places = [...c.hexes.map((h) => [h]), ...c.hexsides];
+    const title = c.place ? `${c.title} at ${c.place}` : c.title;
     for (const hexes of places) {
       const points = hexes.map((h) => battle.map.centres[h]);
       const x = points.reduce((t, p) => t + p[0], 0) / points.length;
       const y = points.reduce((t, p) => t + p[1], 0) / points.length;
       const size = COUNTER * 0.7;
       const m = c.marker
-        ? el("img", { class: "counter terrain-change", src: `/api/face/${c.marker}-front.png`, title: c.title, draggable: "false" })
-        : el("div", { class: "concealed terrain-change", title: c.title }, "!");
+        ? el("img", { class: "counter terrain-change", src: `/api/face/${c.marker}-front.png`, title, draggable: "false" })
+        : el("div", { class: "concealed terrain-change", title }, "!");
       Object.assign(m.style, { left: `${x - size / 2}px`, top: `${y - size / 2}px`, width: `${size}px`, height: `${size}px`, position: "absolute", pointerEvents: "none" });
       layer.append(m);
     }

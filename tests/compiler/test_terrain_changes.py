@@ -17,7 +17,6 @@ import pytest
 
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.check.maps import grid_of
 from compiler.check.terrain_changes import change_groups, changed_map
 from compiler.map.board import build_board
 from engine import effects, queries
@@ -75,9 +74,7 @@ def changing(tmp_path_factory):
 def test_neighbouring_changes_are_grouped(changing):
     rules, _game = changing
     names = [c.name for c in rules.terrain_changes]
-    groups = [
-        {names[i] for i in g} for g in change_groups(rules.terrain_changes, grid_of(rules.map))
-    ]
+    groups = [{names[i] for i in g} for g in change_groups(rules.terrain_changes, rules.map)]
     assert {"bridge_blown", "ford_flooded"} in groups
     assert {"village_burnt"} in groups and {"road_cut"} in groups
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from compiler.backends.print_and_play.charts import terrain_changes_chart
+from compiler.backends.print_and_play.charts import terrain_changes_chart, terrain_chart
 from compiler.build import load_game
 from compiler.check import check_ruleset
 from engine import effects
@@ -106,17 +106,35 @@ def test_the_defender_blows_the_bridge_in_play():
     blown = 0
     for seed in range(6):
         end = play_out(game.new_initial_state(), seed=seed)
-        blown += end.observation(1)["vars"]["changed_terrain"] == ["bridge_blown"]
+        blown += "bridge_blown" in end.observation(1)["vars"]["changed_terrain"]
     assert blown > 0
 
 
 def test_the_terrain_changes_chart_says_where_and_what_marks_it():
     rules, _sources, _warnings = check_ruleset(MILL_CREEK)
     chart = terrain_changes_chart(rules)
-    assert [[c.text for c in row] for row in chart.rows] == [
-        ["The bridge is blown", "0504/0604: no Bridge", "Bridge Blown"]
+    assert [c.text for c in chart.rows[0]] == [
+        "The bridge is blown",
+        "0504/0604: no Bridge",
+        "Bridge Blown",
     ]
-    assert "mill_creek 3.5" in chart.subtitle
+    pontoon = [c.text for c in chart.rows[1]]
+    assert pontoon[0] == "The pontoon is laid" and pontoon[2] == "Pontoon"
+    assert pontoon[1] == (
+        "Pontoon added at one of, chosen when made:\n"
+        "0501/0601, 0502/0602, 0505/0605, 0506/0606, 0508/0608, 0502/0601,\n"
+        "0503/0602, 0504/0603, 0505/0604, 0506/0605, 0507/0606, 0508/0607"
+    )
+    assert chart.subtitle == "§ mill_creek 3.5, 3.8"
+
+
+def test_the_tec_says_the_upper_ford_in_words():
+    """An impassable-unless hexside: its condition in words, never "+0 MP"."""
+    rules, _sources, _warnings = check_ruleset(MILL_CREEK)
+    rows = {r[0].text: [c.text for c in r] for r in terrain_chart(rules).rows}
+    ford = rows["Upper Ford (hexside)"]
+    assert ford[1] == "prohibited unless the pontoon is laid; then +2 MP\ninstead of Creek"
+    assert "not across while prohibited" in ford
 
 
 def test_the_table_shows_the_marker_of_a_change_made():

@@ -198,6 +198,7 @@ def terrain_chart(rules: ir.Ruleset) -> Chart:
     shown = in_play(rules)
     things = [t for t in every if t.name in shown]
     titles = {t.name: t.title for t in every}
+    titles |= {f"change:{c.name}": c.title for c in rules.terrain_changes}
     slopes = _slopes(rules)
     keys = _prop_keys(things)
     extra = _effect_columns(things, slopes)
@@ -282,13 +283,15 @@ def _combined(rules: ir.Ruleset, sides: list[set[str]]) -> set[str]:
 def _hex_terrain(rules: ir.Ruleset, m: ir.Map) -> set[str]:
     """The terrain on the map's hexes, and the terrain changes in play make there."""
     used = {m.default, *m.terrain.values()}
-    return used | {name for c in rules.terrain_changes for name in c.hexes.values()}
+    changes = [c for c in rules.terrain_changes for c in (c, *c.places)]
+    return used | {name for c in changes for name in c.hexes.values()}
 
 
 def _hexside_sets(rules: ir.Ruleset, m: ir.Map) -> list[set[str]]:
     """The features on each hexside, as the map has them and as changes add them."""
     sides = [set(fs) for fs in m.hexsides.values()]
-    return sides + [set(fs) for c in rules.terrain_changes for fs in c.added.values()]
+    changes = [c for c in rules.terrain_changes for c in (c, *c.places)]
+    return sides + [set(fs) for c in changes for fs in c.added.values()]
 
 
 def move_cost(cost: ir.MoveCost, extra: bool = False) -> str:
@@ -329,7 +332,14 @@ def _movement(t: Feature, titles: dict[str, str], slopes: set[str]) -> str:
         text = move_cost(t.move, True)
     if t.replaces:
         text += "\ninstead of " + ", ".join(titles.get(r, words(r)) for r in t.replaces)
+    if t.unless:
+        text = f"prohibited unless {_lower(titles[f'change:{t.unless}'])}; then {text}"
     return text
+
+
+def _lower(title: str) -> str:
+    """A title inside a sentence: "The pontoon is laid" → "the pontoon is laid"."""
+    return title[:1].lower() + title[1:]
 
 
 def _sight(t: Feature) -> str:
@@ -340,6 +350,8 @@ def _sight(t: Feature) -> str:
 
 def _zoc(t: Feature, slopes: set[str]) -> str:
     """Where a ZOC does not reach, in the words of 8.1; empty when it reaches everywhere."""
+    if isinstance(t, ir.HexsideFeature) and t.unless:
+        return "not across while prohibited"
     if isinstance(t, ir.HexsideFeature) and not t.directional:
         return "" if t.zoc_into else "not across"
     into, out = _up_down(t, slopes) if isinstance(t, ir.HexsideFeature) else ("into", "out of")
@@ -414,8 +426,22 @@ def terrain_changes_chart(rules: ir.Ruleset) -> Chart:
 
 def _change_places(c: ir.TerrainChange, titles: dict[str, str]) -> list[str]:
     """Where a change is made: a hex's new terrain, a hexside's feature added or removed."""
-    return [
+    fixed = [
         *(f"{h}: {titles[t]}" for h, t in c.hexes.items()),
         *(f"{a}/{b}: {titles[f]} added" for (a, b), fs in c.added.items() for f in fs),
         *(f"{a}/{b}: no {titles[f]}" for (a, b), fs in c.removed.items() for f in fs),
     ]
+    if not c.places:
+        return fixed
+    what = {
+        *(titles[t] for at in c.places for t in at.hexes.values()),
+        *(f"{titles[f]} added" for at in c.places for fs in at.added.values() for f in fs),
+        *(f"no {titles[f]}" for at in c.places for fs in at.removed.values() for f in fs),
+    }
+    labels = [at.place for at in c.places]
+    rows = [", ".join(labels[i : i + PLACES_A_LINE]) for i in range(0, len(labels), PLACES_A_LINE)]
+    where = ",\n".join(rows)
+    return [*fixed, f"{', '.join(sorted(what))} at one of, chosen when made:\n{where}"]
+
+
+PLACES_A_LINE = 6  # a change's places, so many a line of the chart

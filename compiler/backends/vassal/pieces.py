@@ -408,10 +408,13 @@ def _unit_slot(
 
 
 def _marker_slot(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> Slot:
-    """A marker or card: a side's in its side's tab, a shared one under Markers."""
+    """A marker or card: a side's in its side's tab, a shared one under Markers; one
+    that shows terrain changed in play (a pontoon laid) in a group of its own."""
     side = named(rules.sides, m.side)
     tab = text(side.title) if side else "Markers"
     group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
+    if any(c.marker == m.name for c in rules.terrain_changes):
+        group = "Terrain changes"
     kind = "card" if card else "marker"
     traits = marker_traits(rules, m, gpid, card)
     return Slot(text(m.title), m.name, gpid, traits, kind, tab, group)
