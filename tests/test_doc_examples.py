@@ -27,6 +27,12 @@ The conventions in the Markdown:
   `pip install -e '.[x]'` names an extra of pyproject.toml, `.venv/bin/X` a
   script the install makes, `python -m M` a module that imports,
   `python -c CODE` code that compiles, `cd DIR` a folder of the checkout.
+- The ```mst blocks of docs/language.md are checked by the rule checker
+  (tests/test_language_examples.py), each in the battle named by the last
+  `<!-- mst-context: PATH -->` comment before it: ```mst for declarations,
+  ```mst fragment PROCEDURE for steps of a procedure shown alone, ```mst
+  no-check (with `<!-- mst-no-check: REASON -->` before it) for an example
+  partial on purpose.
 """
 
 from __future__ import annotations
