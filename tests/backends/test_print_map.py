@@ -12,7 +12,13 @@ from PIL import Image
 from compiler.backends.print_and_play import map_files
 from compiler.backends.print_and_play.geometry import A4, LETTER
 from compiler.backends.print_and_play.pages import HEADER_PX
-from compiler.backends.print_and_play.tiles import MARK, OVERLAP_PX, tile_grid, tile_pages
+from compiler.backends.print_and_play.tiles import (
+    MARK,
+    OVERLAP_PX,
+    _tile,
+    tile_grid,
+    tile_pages,
+)
 from tests.print_helpers import render_pdf
 
 
@@ -64,6 +70,21 @@ def test_alignment_marks_fall_on_the_same_map_spot_on_neighbouring_tiles(paper):
             assert len(shared) > 100  # the same crosshairs, pixel for pixel
         if r + 1 < len(ys):
             assert len(spots[i] & spots[i + len(xs)]) > 100
+
+
+@pytest.mark.parametrize("size", [(3000, 2600), (1000, 800)])
+@pytest.mark.parametrize("paper", [LETTER, A4], ids=lambda p: p.name)
+def test_a_tile_is_the_cropped_window_pixel_for_pixel(paper, size):
+    """A tile pastes the whole map at an offset and whites the margins again (no
+    30 MiB crop a page): the page is exactly the cropped window on white paper."""
+    img = synthetic_map(*size)
+    xs, ys, w, h = tile_grid(img.size, paper)
+    for top, left in itertools.product(ys, xs):
+        want = Image.new("RGB", (paper.width, paper.height), "white")
+        window = img.crop((left, top, min(left + w, img.width), min(top + h, img.height)))
+        want.paste(window, (paper.margin, paper.margin + HEADER_PX))
+        got = _tile(img, paper, (left, top, left + w, top + h), [])
+        assert got.tobytes() == want.tobytes()
 
 
 def test_map_files_hold_the_full_image_and_tiled_pdfs():

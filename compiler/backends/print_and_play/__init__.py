@@ -108,7 +108,10 @@ def chart_steps(rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Ste
         if not images:
             return {}
         laid = stack_on_pages(list(images.values()), paper, title)
-        return {f"charts-{paper.name}.pdf": pdf_of_pages(laid, title)}
+        pdf = pdf_of_pages(laid, title)
+        if paper is PAPERS[-1]:
+            images.clear()  # the last pages: free the 300 dpi charts before the map is drawn
+        return {f"charts-{paper.name}.pdf": pdf}
 
     steps: list[tuple[str, Step]] = [("charts", draw)]
     steps += [(f"chart pages, {p.name}", partial(pages, p)) for p in PAPERS]

@@ -55,12 +55,24 @@ def tile_pages(img: Image.Image, paper: Paper, title: str) -> Iterator[Image.Ima
 def _tile(
     img: Image.Image, paper: Paper, window: tuple[int, int, int, int], marks: list[tuple[int, int]]
 ) -> Image.Image:
-    """A page with the map's `window` on it and the crosshairs that fall inside it."""
+    """A page with the map's `window` on it and the crosshairs that fall inside it.
+    The whole map is pasted at an offset (Pillow clips it to the page) and the
+    margins whited again: a cropped copy would be another 30 MiB a page."""
     left, top, right, bottom = window
     page = Image.new("RGB", (paper.width, paper.height), "white")
     ox, oy = paper.margin, paper.margin + HEADER_PX
-    page.paste(img.crop((left, top, min(right, img.width), min(bottom, img.height))), (ox, oy))
+    page.paste(img, (ox - left, oy - top))
     draw = ImageDraw.Draw(page)
+    end_x = ox + min(right, img.width) - left - 1  # the window's last column and row
+    end_y = oy + min(bottom, img.height) - top - 1
+    for box in (
+        (0, 0, paper.width - 1, oy - 1),
+        (0, end_y + 1, paper.width - 1, paper.height - 1),
+        (0, oy, ox - 1, end_y),
+        (end_x + 1, oy, paper.width - 1, end_y),
+    ):
+        if box[0] <= box[2] and box[1] <= box[3]:
+            draw.rectangle(box, fill="white")
     for mx, my in marks:
         if left <= mx < right and top <= my < bottom:
             _crosshair(draw, ox + mx - left, oy + my - top)
