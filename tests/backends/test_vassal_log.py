@@ -30,7 +30,7 @@ from compiler.backends.vassal.log_file import (
     log_file,
     log_text,
 )
-from compiler.backends.vassal.pieces import pieces_of
+from compiler.backends.vassal.pieces import Pieces, pieces_of
 from compiler.backends.vassal.played_game import Counter, Look, PlayedGame, changes
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import (
@@ -335,14 +335,13 @@ def views(out: str) -> dict[str, dict[str, tuple[str, str, object]]]:
     return found
 
 
-def expected(rules, game, s) -> dict[str, tuple[str, str, dict]]:
+def expected(rules, game, s, pieces: Pieces) -> dict[str, tuple[str, str, dict]]:
     """Where the engine's position puts each unit and track marker, by VASSAL's location
     names, its layers (name → the level shown, 0 for off) and its mask. A named state's
     levels are its values but the first, in the order declared (disrupted 1, shattered 2)."""
     out = {}
     labels = game.rules.board.labels
-    # The order states each counter carries in this scenario (the module's reading).
-    pieces = pieces_of(rules, tracks.layout(rules))
+    # The order states each counter carries in this scenario (`pieces`: the module's reading).
     states = {st.title: st for st in pieces.states}
     scenario = game.scenario.name if game.scenario else None
     variables = {v.name: v for v in rules.variables}
@@ -433,6 +432,7 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
     vlog = tmp_path / "game.vlog"
     assert main(["replay", str(log), "--vassal", str(vlog)]) == 0
     rules, game = load_rules_and_game(battle, {"scenario": scenario})
+    pieces = pieces_of(rules, tracks.layout(rules))  # the states each counter carries
     account: list[str] = []
     busiest: dict = {"marks": -1}  # the position with the most layers on: its moves, itself
 
@@ -444,7 +444,7 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
             account.extend(messages)
         else:
             account.append(f"{sides.get(line['player'], 'Dice')}: {line['text']}")
-        want = expected(rules, game, s).values()
+        want = expected(rules, game, s, pieces).values()
         marks = sum(on > 0 for *_where, look in want for on in look.get("layers", {}).values())
         if marks > busiest["marks"]:
             busiest.update(marks=marks, moves=s.move_number, state=s.clone())
@@ -466,9 +466,9 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
     ]
     assert chat[1:] == [m.strip() for m in account], "the chat is the engine's account"
     seen = views(out)
-    assert not compare(seen["VIEW AT THE END"], expected(rules, game, record.state))
+    assert not compare(seen["VIEW AT THE END"], expected(rules, game, record.state, pieces))
     middle = seen[f"VIEW AFTER {busiest['moves'] + 1} STEPS"]
     assert busiest["marks"] > 0
-    assert not compare(middle, expected(rules, game, busiest["state"]))
+    assert not compare(middle, expected(rules, game, busiest["state"], pieces))
     placed = Tally(v[0] for v in seen["VIEW AT THE END"].values())
     assert placed["Map"] > 0 and placed["Tracks"] > 0
