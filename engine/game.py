@@ -144,6 +144,25 @@ class ParamsError(BadInput):
 PARAMS = ("scenario", "rules", "charts")
 
 
+def _apart(s: State) -> State:
+    """A copy of s for a search of its own (`Game.reach`), read item by item.
+
+    The search plays steps and asks their legality on copies: it must neither answer
+    from nor write into the answers s keeps between decisions (`engine/incremental.py`:
+    inside the search a rule asking `can_reach` again is left out, so its answers are
+    not s's). And an answer of s's that asked it depends on the whole position: every
+    unit's hex, status and losses and every variable are read here one by one, so that
+    such an answer is forgotten when any of them changes."""
+    for values in (s.unit_hex, s.unit_status, s.unit_loss):
+        for i in range(len(values)):
+            values[i]  # a read: noted while s is being asked a question
+    for name in list(s.vars):
+        s.vars[name]
+    apart = s.clone()
+    apart._remembered = None
+    return apart
+
+
 def _check_params(params: dict[str, Any], switches: list[str]) -> None:
     """Refuse a parameter the engine does not read: it would be ignored, and
     the game played without what it asked for (a rule switch given at the top
@@ -206,6 +225,9 @@ class Game:
         _check_params(self.params, [sw.name for sw in rules.switches])
         self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
         self._reaching = False  # a `can_reach` search is under way (`reach`)
+        # The hexes each unit could reach in a position (unit, state hash): asked again
+        # at every step a legality check weighs, searched once.
+        self._reached: dict[tuple[int, str], frozenset[int]] = {}
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
         charts: dict[str, TableSpec] = self.params.pop("charts", {})
@@ -373,11 +395,19 @@ class Game:
         reach one") is left out of the search instead of recursing."""
         if self._reaching:
             return frozenset()
-        self._reaching = True
-        try:
-            return frozenset(cheapest_paths(s, u))
-        finally:
-            self._reaching = False
+        apart = _apart(s)
+        key = (u, apart.state_hash())
+        found = self._reached.get(key)
+        if found is None:
+            self._reaching = True
+            try:
+                found = frozenset(cheapest_paths(apart, u))
+            finally:
+                self._reaching = False
+            if len(self._reached) >= 256:  # a few decisions' worth: the rest is history
+                self._reached.clear()
+            self._reached[key] = found
+        return found
 
     # OpenSpiel-style accessors
     def num_players(self) -> int:
