@@ -15,7 +15,9 @@ from compiler.check import compile_ruleset
 from dsl.source import SourceFiles
 from engine import chance, incremental
 from engine.game import Game
+from engine.save import from_json, to_json
 from engine.state import State
+from engine.terrain_state import CHANGED_TERRAIN
 
 # Every legal-move question the engine answers from memory is checked against a
 # full recomputation, at every decision of every test (engine/incremental.py).
@@ -141,3 +143,18 @@ def hand_written_combat() -> dict:
             {"procedure": "close_combat", "step": "roll", "bindings": {"combat": 0, "odds": 3}},
         ],
     }
+
+
+def first_movement(game: Game, changed: tuple[str, ...] = (), **hexes: str) -> State:
+    """The first movement phase of a game (every decision before it its first choice),
+    with these units put in these hexes and these terrain changes made: a hand-made
+    position for a movement rule."""
+    s = game.new_initial_state()
+    while not (s.stack and s.stack[-1].prim and s.stack[-1].proc == "move_units"):
+        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
+    data = {k: v for k, v in to_json(s).items() if k != "check"}
+    for name, h in hexes.items():
+        data["units"][name] = {"hex": h}
+    if changed:
+        data["vars"][CHANGED_TERRAIN] = list(changed)
+    return from_json(game, data)

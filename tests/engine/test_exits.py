@@ -20,6 +20,7 @@ from engine.explain import why_not
 from engine.save import from_json, to_json
 from engine.state import EXITED, State
 from muster.cli import main
+from tests.conftest import first_movement
 
 THE_ESCAPE = Path(__file__).parents[1] / "data" / "designer" / "the_escape"
 TRAINING = Path(__file__).parents[2] / "rulesets" / "training"
@@ -28,17 +29,6 @@ TRAINING = Path(__file__).parents[2] / "rulesets" / "training"
 @pytest.fixture(scope="module")
 def game():
     return load_game(THE_ESCAPE)
-
-
-def _moving(game, **hexes: str) -> State:
-    """Blue's first movement phase with its units put in these hexes."""
-    s = game.new_initial_state()
-    while not (s.stack and s.stack[-1].prim and s.stack[-1].proc == "move_units"):
-        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
-    data = {k: v for k, v in to_json(s).items() if k != "check"}
-    for name, h in hexes.items():
-        data["units"][name] = {"hex": h}
-    return from_json(game, data)
 
 
 def _act(s: State, text: str) -> None:
@@ -51,7 +41,7 @@ def _exit_of(s: State, name: str) -> int:
 
 
 def test_an_exit_refused_for_its_cost_cites_the_exit(game):
-    s = _moving(game, blue_second="0504", blue_first="0102", blue_general="0102")
+    s = first_movement(game, blue_second="0504", blue_first="0102", blue_general="0102")
     for step in ("0504 → 0604", "0604 → 0704", "0704 → 0804", "0804 → 0904"):
         _act(s, step)
     reason = why_not(s, _exit_of(s, "blue_second"))
@@ -63,19 +53,19 @@ def test_an_exit_refused_for_its_cost_cites_the_exit(game):
 
 
 def test_an_exit_refused_by_its_condition_cites_the_exit(game):
-    s = _moving(game, blue_general="0904")
+    s = first_movement(game, blue_general="0904")
     reason = why_not(s, _exit_of(s, "blue_general"))
     assert reason is not None
     assert reason.text.startswith("General B. may not leave the map at 0904")
     assert reason.cite == "§ the_escape 3.2, 3.4"
-    s = _moving(game, blue_first="0504")
+    s = first_movement(game, blue_first="0504")
     assert str(why_not(s, _exit_of(s, "blue_first"))).startswith(
         "No exit of the rules leaves the map from 0504"
     )
 
 
 def test_an_exited_unit_saves_loads_and_is_seen_by_both_sides(game):
-    s = _moving(game, blue_first="0904")
+    s = first_movement(game, blue_first="0904")
     _act(s, "1st Blue Foot exits the map at 0904")
     assert "1st Blue Foot exits the map at 0904." in s.take_messages()
     u = game.rules.unit_index("blue_first")
@@ -89,7 +79,7 @@ def test_an_exited_unit_saves_loads_and_is_seen_by_both_sides(game):
 
 
 def test_strength_points_off_the_map_win_at_the_end(game):
-    s = _moving(game, blue_first="0904")
+    s = first_movement(game, blue_first="0904")
     _act(s, "1st Blue Foot exits the map at 0904")
     effects.determine_victory(s)
     assert (s.winner, s.level) == (game.rules.side_index("blue"), "marginal")

@@ -27,10 +27,10 @@ from engine import effects, invariants, pathing, queries
 from engine.explain import why_not
 from engine.nodes import RulesError
 from engine.save import from_json, to_json
-from engine.state import State
 from engine.terrain_state import CHANGED_TERRAIN, board_of, changed_board
 from muster.cli import main
 from table.views import terrain_changes_json
+from tests.conftest import first_movement
 
 MILL_CREEK = Path(__file__).parent.parent / "data" / "designer" / "mill_creek"
 PLACES = [
@@ -57,18 +57,6 @@ def game():
 @pytest.fixture(scope="module")
 def rules():
     return compile_ruleset(MILL_CREEK)[0]
-
-
-def _moving(game, changed: tuple[str, ...] = (), **hexes: str) -> State:
-    """The attacker's first movement phase, its units in these hexes, the terrain so."""
-    s = game.new_initial_state()
-    while not (s.stack and s.stack[-1].prim and s.stack[-1].proc == "move_units"):
-        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
-    data = {k: v for k, v in to_json(s).items() if k != "check"}
-    for name, h in hexes.items():
-        data["units"][name] = {"hex": h}
-    data["vars"][CHANGED_TERRAIN] = list(changed)
-    return from_json(game, data)
 
 
 def test_the_pontoon_may_be_laid_at_twelve_places(game):
@@ -118,7 +106,7 @@ def test_laid_moved_and_taken_up_with_the_account(game):
 
 
 def test_the_closed_ford_refuses_with_its_rule(game):
-    s = _moving(game, attacker_foot="0507")
+    s = first_movement(game, attacker_foot="0507")
     u = game.rules.unit_index("attacker_foot")
     board = board_of(s)
     a, h = game.hex_by_label["0507"], game.hex_by_label["0607"]
@@ -129,12 +117,12 @@ def test_the_closed_ford_refuses_with_its_rule(game):
         reason.text == "1st Foot may not cross the Upper Ford hexside unless the pontoon is laid."
     )
     assert reason.cite == "§ mill_creek 3.9"
-    opened = _moving(game, ("pontoon_laid@0501/0601",), attacker_foot="0507")
+    opened = first_movement(game, ("pontoon_laid@0501/0601",), attacker_foot="0507")
     assert why_not(opened, step) is None
 
 
 def test_the_place_is_saved_loaded_checked_and_shown(game):
-    s = _moving(game, ("bridge_blown", "pontoon_laid@0505/0605"), attacker_foot="0405")
+    s = first_movement(game, ("bridge_blown", "pontoon_laid@0505/0605"), attacker_foot="0405")
     data = to_json(s)
     assert data["vars"][CHANGED_TERRAIN] == ["bridge_blown", "pontoon_laid@0505/0605"]
     loaded = from_json(game, data)
@@ -162,7 +150,7 @@ def test_the_place_is_saved_loaded_checked_and_shown(game):
 @pytest.mark.parametrize("place", ["", "0505/0605", "0507/0606", "0501/0601"])
 def test_muster_path_routes_as_the_engine_does(game, capsys, place):
     changed = (f"pontoon_laid@{place}",) if place else ()
-    s = _moving(game, changed)
+    s = first_movement(game, changed)
     for a, b in (("0405", "0805"), ("0507", "0607"), ("0406", "0706")):
         found = pathing.cheapest_path(board_of(s), game.hex_by_label[a], game.hex_by_label[b])
         assert found is not None

@@ -176,7 +176,7 @@ def _key_for(title: str, used: set[str]) -> Key:
 
 def order_states(reading: StateReading) -> list[StateLayer]:
     """A layer for every mark of the rules, each with its own keys, module-wide; a yes/no
-    mark is called by its marker's title where it has one (Molly Pitcher, Honor)."""
+    mark is called by its marker's title where it has one, not by its variable's name."""
     used = set(RESERVED)
     out = []
     for v in reading.marks:

@@ -9,7 +9,7 @@ than its initial one and works out which counters it may reach.
 - **Which states are marks.** A per-unit state the rules keep all game (no
   phase resets it), named (two values or more: the order) or yes/no; a
   yes/no state only when it has a marker of its own (a marker whose words are
-  all in its title: Honor for "With Honor") or comes from an imported library
+  all in its title: `spotted` for "Spotted by Scouts") or comes from an imported library
   (the series' Pinned) and is not a procedure's working notes. Working notes
   are a state without a marker that only the procedures setting it read
   (Has fired), or that a procedure setting it also clears for every unit
