@@ -56,8 +56,11 @@ def draw_board(rules: ir.Ruleset, sources: SourceFiles) -> Board:
     else:
         image, centres, radius = Image.new("RGB", (200, 100), "white"), {}, 20.0
     faces = {}
-    # Markers stay off the board but those that show terrain changed in play.
+    # Markers stay off the board but those that show terrain changed in play and
+    # those the rules place on hexes (the values of a `per hex` marker variable).
     shown = {change.marker for change in rules.terrain_changes}
+    if any(v.scope == "hex" and v.type == "marker" for v in rules.variables):
+        shown |= {m.name for m in rules.markers}
     for c in counter_mix(rules, Reporter(sources)):
         if c.kind == "marker" and c.name not in shown:
             continue

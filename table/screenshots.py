@@ -3,12 +3,19 @@ combat about to be rolled (in a game played on the page), and the replay viewer.
 
     .venv/bin/python -m table.screenshots docs/table
 
+Or one position of a logged game, from one side's seat (what that side's page shows,
+its hidden information held back), for any battle:
+
+    .venv/bin/python -m table.screenshots OUT.png --battle PATH --log GAME.jsonl \
+        --side SIDE --move N
+
 Needs the dev extra (Playwright) and Debian's chromium at /usr/bin/chromium; it serves
 each battle on a free local port and drives the page as a player would.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import socket
 import sys
@@ -22,7 +29,7 @@ import uvicorn
 from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
-from engine.play import play_game
+from engine.play import play_game, read_log
 from table import pilot
 from table.guard import addresses
 from table.server import Table, make_app, open_table
@@ -152,6 +159,25 @@ def _results_and_refusal(page: Page, table: Table, url: str, out: Path) -> list[
     return shots
 
 
+def shoot_position(battle: str, log: str, side: str, move: int, out: Path) -> Path:
+    """The page of `side`'s seat at move `move` of a logged game (its scenario and
+    switches, its actions replayed by the table as it plays them)."""
+    record = read_log(log)
+    table = open_table(battle, scenario=record.header["params"].get("scenario"))
+    params = record.header["params"]
+    game = table.package.load_game(params)
+    tg = table.seat(game, game.new_initial_state(), side, table.defaults["bot"], 1)
+    for line in record.moves[:move]:
+        tg._apply(tg.state, line["action"])
+    with sync_playwright() as pw, serving(table) as url:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport=SIZE)
+        open_game(page, url, table.take_seats(tg, side))
+        page.screenshot(path=str(out))
+        browser.close()
+    return out
+
+
 def shrink(path: Path) -> None:
     """A screenshot in 256 colours: a third of the bytes, and the counters still read."""
     Image.open(path).convert("RGB").quantize(256, dither=Image.Dither.NONE).save(
@@ -159,7 +185,24 @@ def shrink(path: Path) -> None:
     )
 
 
-if __name__ == "__main__":
-    for path in shoot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/table")):
+def main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(prog="python -m table.screenshots")
+    ap.add_argument("out", nargs="?", default="docs/table", help="folder (or PNG with --log)")
+    ap.add_argument("--battle", help="the ruleset of the logged game")
+    ap.add_argument("--log", help="a play log (`muster play --log`): shoot one of its positions")
+    ap.add_argument("--side", help="whose seat")
+    ap.add_argument("--move", type=int, default=0, help="the position after this many moves")
+    args = ap.parse_args(argv)
+    if args.log:
+        if not (args.battle and args.side):
+            ap.error("--log needs --battle and --side")
+        paths = [shoot_position(args.battle, args.log, args.side, args.move, Path(args.out))]
+    else:
+        paths = shoot(Path(args.out))
+    for path in paths:
         shrink(path)
         print(path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -328,6 +328,30 @@ def terrain_changes_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]
     return out
 
 
+def placed_markers_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The markers the rules put on hexes (`per hex` variables of type marker): each with
+    its marker, or none where the viewer may only see that one lies there face down."""
+    rules = s.game.rules
+    out = []
+    for v in rules.variables:
+        if v.scope != "hex" or v.type != "marker":
+            continue
+        owner = rules.sides[v.secret].name if v.secret >= 0 else ""
+        for label, value in sorted(seen["vars"].get(v.name, {}).items()):
+            if value:
+                face_up = value != HIDDEN
+                out.append(
+                    {
+                        "hex": label,
+                        "title": v.title,
+                        "marker": value if face_up else None,
+                        "marker_title": marker_title(s, value) if face_up else None,
+                        "side": owner,
+                    }
+                )
+    return out
+
+
 def _to_move(s: State) -> str:
     """Who is to move: a side's name, "chance", or "over"."""
     if s.is_terminal():
@@ -362,6 +386,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
         "bags": bags_json(s, seen, markers, hidden),
         "combats": combats_json(s, seen),
         "terrain_changes": terrain_changes_json(s, seen),
+        "placed_markers": placed_markers_json(s, seen),
         "decision": decision(s, viewer),
         "roll": roll_json(s),
         "account": [account_line(line, viewer) for line in account],

@@ -128,6 +128,23 @@ function drawCounters() {
       layer.append(m);
     }
   }
+  // Markers the rules placed on hexes: their face, or face down in the owner's colour
+  // where this side may only see that one lies there. Drawn at the hex's upper right,
+  // clear of the stack.
+  for (const p of view.placed_markers || []) {
+    const [cx, cy] = battle.map.centres[p.hex];
+    const size = COUNTER * 0.55;
+    const x = cx + battle.map.radius * 0.45 - size / 2;
+    const y = cy - battle.map.radius * 0.45 - size / 2;
+    const owner = battle.sides.find((s) => s.name === p.side);
+    const title = p.marker ? `${p.title}: ${p.marker_title} (${p.hex})` : `${p.title}: a face-down marker (${p.hex})`;
+    const m = p.marker
+      ? el("img", { class: "counter placed-marker", src: `/api/face/${p.marker}-front.png`, title, draggable: "false" })
+      : el("div", { class: "concealed placed-marker", title }, "?");
+    Object.assign(m.style, { left: `${x}px`, top: `${y}px`, width: `${size}px`, height: `${size}px`, lineHeight: `${size}px`, position: "absolute", pointerEvents: "none" });
+    if (!p.marker && owner) m.style.background = owner.color;
+    layer.append(m);
+  }
   for (const [label, n] of Object.entries(view.concealed || {})) {
     const [x, y] = battle.map.centres[label];
     const d = el("div", { class: "concealed", title: `${n} unit(s) you may not examine` }, `${n}?`);

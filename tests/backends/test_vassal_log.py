@@ -8,7 +8,6 @@ import base64
 import html
 import io
 import re
-import shutil
 import subprocess
 import zipfile
 from collections import Counter as Tally
@@ -43,14 +42,16 @@ from compiler.backends.vassal.traits import (
     piece_state,
 )
 from compiler.build import load_rules_and_game
-from engine.effects import lose_step
+from engine.effects import change_terrain, lose_step, set_at
 from engine.play import certify, play_game, read_log, write_log
-from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP
+from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, REVEALED
 from muster.cli import main
+from tests import vassal_view
 from tests.backends.test_vassal import build_module
-from tests.conftest import STEPS, shared_file
+from tests.conftest import STEPS
 from tests.vassal_decode import decode_piece, deobfuscate, split
 
+THE_CROSSING = Path(__file__).parents[1] / "data" / "designer" / "the_crossing"
 ESC = "\x1b"
 CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 # Every delimiter of every level (/ ; tab ESC ,), a backslash, HTML and non-ASCII.
@@ -288,32 +289,57 @@ def test_bad_input_writes_no_log(tmp_path, capsys):
 
 # ------------------------------------------------------------------ in the real VASSAL
 
-VASSAL_CHECK = shared_file("vassal", "engine", "vassal-check")
-HARNESS = Path(__file__).parent / "vassal_log" / "StepLog.java"
-
 
 def harness_command(vmod: Path, vlog: Path, home: Path, view: int | None) -> list[str]:
-    """`java StepLog.java` under xvfb-run, on vassal-check's classpath (read from the script,
-    so the two never differ); skips where `../shared`, Java's compiler or a jar is absent."""
-    if VASSAL_CHECK is None:
-        pytest.skip("no shared/vassal/engine/vassal-check beside the checkout")
-    for tool in ("java", "javac", "xvfb-run"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (.ci/run installs it)")
-    script = VASSAL_CHECK.read_text()
-    here = VASSAL_CHECK.parent
-    jar = re.search(r"\$here/(vassal-[\d.]+\.jar)", script)
-    jars = re.search(r'^jars="([^"]+)"', script, re.M)
-    assert jar and jars, "vassal-check names its jars as it did"
-    paths = [here / jar.group(1)] + [Path(f"/usr/share/java/{j}.jar") for j in jars[1].split()]
-    for p in paths:
-        if not p.is_file():
-            pytest.skip(f"{p} is missing (see shared/vassal/engine/README.md)")
-    java = ["java", "-Xmx1500m", "-Djava.awt.headless=false", f"-Duser.home={home}"]
-    java += ["-cp", ":".join(map(str, paths)), str(HARNESS), str(vmod), str(vlog)]
-    return ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *java] + (
-        [str(view)] if view is not None else []
-    )
+    """`java StepLog.java` under xvfb-run, on vassal-check's classpath; skips where
+    `../shared`, Java's compiler or a jar is absent."""
+    if why := vassal_view.missing():
+        pytest.skip(why)
+    return vassal_view.harness("StepLog", home, vmod, vlog, *([view] if view is not None else []))
+
+
+def test_terrain_and_face_down_markers_come_and_go_with_the_rules():
+    """The Pontoon goes on the hexside the British chose when it is laid and moves when it
+    is laid elsewhere; a marker placed on a hex by a secret variable comes onto that hex
+    masked by its side, and is unmasked when the rules reveal the variable."""
+    rules, game = load_rules_and_game(THE_CROSSING, {"scenario": "crossing"})
+    s = game.new_initial_state()
+    log = PlayedGame(rules, game, "a game")
+    log.record(s, {}, s.take_messages())
+    grid = log.grid
+
+    def middle(*labels: str) -> list[str]:
+        points = [grid.point(label) for label in labels]
+        return ["Map", *(str(round(sum(p[i] for p in points) / 2)) for i in (0, 1))]
+
+    change_terrain(s, "pontoon_laid", "0506/0606")
+    log.record(s, {"player": "british", "text": "lay"}, s.take_messages())
+    [added] = [c for c in log.steps[-1] if isinstance(c, AddPiece)]
+    [moved] = [split(c.text(), "/") for c in log.steps[-1] if isinstance(c, MovePiece)]
+    assert decode_piece(added.text()).name == "Pontoon"
+    assert moved[1] == added.piece and moved[2:5] == middle("0506", "0606")
+    change_terrain(s, "pontoon_laid", "0503/0602")
+    log.record(s, {"player": "british", "text": "move it"}, s.take_messages())
+    gone = [c.piece for c in log.steps[-1] if isinstance(c, RemovePiece)]
+    assert gone == [added.piece], "one Pontoon piece per crossing: the old one is taken up"
+    [moved] = [split(c.text(), "/") for c in log.steps[-1] if isinstance(c, MovePiece)]
+    assert moved[2:5] == middle("0503", "0602")
+
+    hexes = game.rules.board.labels
+    set_at(s, "woods_marker", hexes.index("0806"), "ambush")
+    log.record(s, {"player": "american", "text": "place"}, s.take_messages())
+    [added] = [c for c in log.steps[-1] if isinstance(c, AddPiece)]
+    piece = decode_piece(added.text())
+    assert piece.name == "Ambush"
+    [mask] = piece.trait("obs")
+    assert mask.state.split(";")[0] == "American", "face down to the British"
+    [moved] = [split(c.text(), "/") for c in log.steps[-1] if isinstance(c, MovePiece)]
+    assert moved[2:5] == ["Map", *map(str, grid.point("0806"))]
+    s.vars[REVEALED] = (*s.vars[REVEALED], "woods_marker")
+    log.record(s, {"player": "british", "text": "discover"}, s.take_messages())
+    [change] = [c for c in log.steps[-1] if isinstance(c, ChangePiece)]
+    assert change.piece == added.piece
+    assert _states(change.new)[0].split(";")[0] == "null", "revealed: the mask is off"
 
 
 def views(out: str) -> dict[str, dict[str, tuple[str, str, object]]]:

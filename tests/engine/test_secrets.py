@@ -85,6 +85,23 @@ def test_blues_page_holds_no_secret_until_the_probe(game):
     assert s.observation(BLUE)["vars"]["plan"] == "hold_the_road"
 
 
+def test_the_page_draws_a_face_down_marker_where_it_lies(game):
+    """Blue's page draws a face-down Red marker on 0404, not which; Red's page and, after
+    the probe, Blue's draw the Ambush itself."""
+    s, account = _to_the_question(game)
+    _act(s, "Lay an ambush this turn? yes", account)
+    _act(s, "0404", account)
+
+    def placed(viewer: int) -> list[dict]:
+        return view(s, Markers({}, {}), viewer, account)["placed_markers"]
+
+    face_down = {"hex": "0404", "title": "Road marker", "side": "red"}
+    assert placed(BLUE) == [face_down | {"marker": None, "marker_title": None}]
+    assert placed(RED) == [face_down | {"marker": "ambush", "marker_title": "Ambush"}]
+    _act(s, "Probe the road? yes", account)
+    assert placed(BLUE) == placed(RED)
+
+
 def test_a_secret_set_again_is_hidden_again(game):
     s, account = _to_the_question(game)
     _act(s, "Lay an ambush this turn? no", account)

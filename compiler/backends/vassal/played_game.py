@@ -62,7 +62,10 @@ from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.errors import BadInput
 from engine.game import Game
+from engine.information import hidden_values
+from engine.rules import VariableSpec
 from engine.state import CAPTURED, ELIMINATED, EXITED, NOT_ENTERED, ON_MAP, State
+from engine.terrain_state import CHANGED_TERRAIN, split_entry
 
 Place = tuple[str, int, int]  # a map and a point on it
 
@@ -75,6 +78,10 @@ class Look:
     place: Place | None
     levels: tuple[int, ...] = ()
     masked_by: str = NULL
+
+
+# How a piece shows in a state, given the units concealed there.
+LookOf = Callable[[State, frozenset[int]], Look]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +131,11 @@ class PlayedGame:
         self.next_id = self.base + pieces.next_gpid
         self.counters: list[Counter] = []
         self.boxes = {b.name: (TRACKS_MAP, *b.centre) for b in self.board.boxes}
-        self.looks: list[Callable[[State, frozenset[int]], Look]] = []
+        self.looks: list[LookOf] = []
         self._add_units(pieces)
         self._add_track_markers(pieces)
+        self._add_terrain_markers(pieces)
+        self._add_placed_markers(pieces)
         self.shown: list[Look] = []
         self.start: list[str] = []
         self.steps: list[list[Command]] = []
@@ -165,7 +174,7 @@ class PlayedGame:
 
     def _unit_look(
         self, u: ir.Unit, levels: tuple[Callable[[State, int], int], ...], masked: bool
-    ) -> Callable[[State, frozenset[int]], Look]:
+    ) -> LookOf:
         """Where the unit is in a state and how it shows there."""
         index = self.game.unit_by_name[u.name]
         side = the(self.rules.sides, u.side)
@@ -212,6 +221,85 @@ class PlayedGame:
         traits = expanded(slot.traits, pieces.prototypes)
         self.counters.append(Counter(self._id(slot), traits, stays=True))
         self.looks.append(lambda s, hidden: Look(place(s)))
+
+    def _extra_piece(self, slot: Slot, first: bool) -> str:
+        """The id of a further piece from a marker's slot (a marker counted more than
+        once, a change marked at several places): the slot's own first, then fresh ids
+        after the module's pieces."""
+        if first:
+            return self._id(slot)
+        self.next_id += 1
+        return str(self.next_id - 1)
+
+    def _marker_counter(self, pieces: Pieces, slot: Slot, piece: str) -> Counter:
+        traits = expanded(slot.traits, pieces.prototypes)
+        mask = next((i for i, t in enumerate(traits) if isinstance(t, Mask)), None)
+        return Counter(piece, traits, mask=mask)
+
+    def _add_terrain_markers(self, pieces: Pieces) -> None:
+        """A terrain change's marker on each hex and hexside it changes, once it is made
+        (at the place chosen, for a change made at one of several)."""
+        slots = {s.name: s for s in pieces.slots if s.kind == "marker"}
+        labels = self.game.rules.board.labels
+        for c in self.game.rules.terrain_changes:
+            slot = slots.get(c.marker)
+            if slot is None:
+                continue
+            spots = [("", (h,)) for h in c.hexes] + [("", pair) for pair in c.hexsides]
+            for place, hexes, hexsides in c.places:
+                spots += [(place, (h,)) for h in hexes] + [(place, pair) for pair in hexsides]
+            for n, (place, spot) in enumerate(spots):
+                point = self._between(tuple(labels[h] for h in spot))
+                counter = self._marker_counter(pieces, slot, self._extra_piece(slot, n == 0))
+                self.counters.append(counter)
+                self.looks.append(self._change_look(c.name, place, point))
+
+    def _between(self, labels: tuple[str, ...]) -> Place:
+        """The middle of a hex, or of a hexside's two hexes, on the main map."""
+        points = [self.grid.point(label) for label in labels]
+        x = round(sum(p[0] for p in points) / len(points))
+        y = round(sum(p[1] for p in points) / len(points))
+        return (MAIN_MAP, x, y)
+
+    @staticmethod
+    def _change_look(change: str, place: str, point: Place) -> LookOf:
+        def look(s: State, hidden: frozenset[int]) -> Look:
+            made = dict(split_entry(e) for e in s.vars.get(CHANGED_TERRAIN, ()))
+            return Look(point if made.get(change) == place else None)
+
+        return look
+
+    def _add_placed_markers(self, pieces: Pieces) -> None:
+        """The markers the rules place on hexes (a `per hex` variable of markers): as many
+        pieces of each as the counter mix holds, on the hexes holding it in board
+        order, masked by their side while the other side may not read them."""
+        holders = [v for v in self.game.rules.variables if v.scope == "hex" and v.type == "marker"]
+        if not holders:
+            return
+        slots = {s.name: s for s in pieces.slots if s.kind == "marker"}
+        for m in self.rules.markers:
+            slot = slots.get(m.name)
+            if slot is None:
+                continue
+            owner = text(the(self.rules.sides, m.side).title) if m.side else NULL
+            for k in range(max(m.count, 1)):
+                counter = self._marker_counter(pieces, slot, self._extra_piece(slot, k == 0))
+                self.counters.append(counter)
+                self.looks.append(self._placed_look(holders, m.name, k, owner))
+
+    def _placed_look(self, holders: list[VariableSpec], marker: str, k: int, owner: str) -> LookOf:
+        labels = self.game.rules.board.labels
+        sides = range(len(self.rules.sides))
+
+        def look(s: State, hidden: frozenset[int]) -> Look:
+            spots = [(v, h) for v in holders for h, x in enumerate(s.vars[v.name]) if x == marker]
+            if k >= len(spots):
+                return Look(None)
+            v, h = spots[k]
+            secret = any(h in hidden_values(s, p).get(v.name, ()) for p in sides)
+            return Look(self._between((labels[h],)), masked_by=owner if secret else NULL)
+
+        return look
 
     def _track_place(self, track: tracks.Track) -> Callable[[State], Place | None]:
         side = self.game.side_by_name.get(track.side)

@@ -1,3 +1,9 @@
+import java.awt.Color;
+import java.awt.Dimension;
+import java.awt.Graphics2D;
+import java.awt.Rectangle;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
 import java.io.File;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -7,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
+import javax.imageio.ImageIO;
 import javax.swing.JTextPane;
 import javax.swing.SwingUtilities;
 import VASSAL.Info;
@@ -16,6 +23,8 @@ import VASSAL.build.module.Chatter;
 import VASSAL.build.module.GameSetupStep;
 import VASSAL.build.module.GameState;
 import VASSAL.build.module.Map;
+import VASSAL.build.module.PlayerRoster;
+import VASSAL.build.module.map.boardPicker.Board;
 import VASSAL.build.module.metadata.AbstractMetaData;
 import VASSAL.build.module.metadata.MetaDataFactory;
 import VASSAL.build.module.metadata.SaveMetaData;
@@ -24,6 +33,7 @@ import VASSAL.counters.GamePiece;
 import VASSAL.counters.Stack;
 import VASSAL.launch.StandardConfig;
 import VASSAL.tools.DataArchive;
+import VASSAL.tools.imageop.ImageOp;
 
 /**
  * Muster's test harness for a .vlog: opens a module with the real VASSAL (as its Player does,
@@ -40,7 +50,11 @@ import VASSAL.tools.DataArchive;
  *   PIECE …
  *   STEPLOG OK
  *
- * Usage: java -cp <vassal-check's classpath> StepLog.java MODULE.vmod GAME.vlog [k]
+ * With a SIDE and an OUT prefix it then takes SIDE's seat and paints each map (its boards'
+ * images, the pieces drawn by VASSAL's own code, a piece masked from SIDE face down, as
+ * VASSAL shows it to SIDE) into OUT-MAPNAME.png: "WROTE path" for each.
+ *
+ * Usage: java -cp <vassal-check's classpath> StepLog.java MODULE.vmod GAME.vlog [k|-] [SIDE OUT]
  */
 public class StepLog {
   public static void main(String[] args) throws Exception {
@@ -79,7 +93,7 @@ public class StepLog {
     final BasicLogger logger = gm.getBasicLogger();
     final Method step = BasicLogger.class.getDeclaredMethod("step");
     step.setAccessible(true);
-    final int view = args.length > 2 ? Integer.parseInt(args[2]) : -1;
+    final int view = args.length > 2 && !args[2].equals("-") ? Integer.parseInt(args[2]) : -1;
     int steps = 0;
     while (logger.isReplaying()) {
       SwingUtilities.invokeAndWait(() -> {
@@ -110,6 +124,7 @@ public class StepLog {
     chat.forEach(System.out::println);
     System.out.println("VIEW AT THE END");
     pieces(gm).forEach(System.out::println);
+    if (args.length > 4) paint(gm, args[3], args[4]);
     System.out.println("STEPLOG OK");
     System.exit(0);
   }
@@ -137,6 +152,42 @@ public class StepLog {
     });
     if (err[0] != null) fail("listing", err[0]);
     return out;
+  }
+
+  /** SIDE's seat (VASSAL reads "my side" from this user's roster entry; a loaded game
+   * brings its own roster, so the seat is taken once the log is loaded), then each map. */
+  static void paint(GameModule gm, String side, String out) throws Exception {
+    for (PlayerRoster roster : gm.getComponentsOf(PlayerRoster.class)) {
+      roster.add(GameModule.getUserId(), "Muster", side);
+    }
+    final Throwable[] err = new Throwable[1];
+    SwingUtilities.invokeAndWait(() -> {
+      try {
+        for (Map m : gm.getComponentsOf(Map.class)) {
+          final Dimension size = m.mapSize();
+          final BufferedImage img = new BufferedImage(size.width, size.height, BufferedImage.TYPE_INT_RGB);
+          final Graphics2D g = img.createGraphics();
+          g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+          g.setColor(Color.WHITE);
+          g.fillRect(0, 0, size.width, size.height);
+          // VASSAL paints a board from tiles it makes in the background; read each board's
+          // image whole instead, then let VASSAL draw the pieces on it.
+          for (Board b : m.getBoards()) {
+            final Field op = Board.class.getDeclaredField("boardImageOp");
+            op.setAccessible(true);
+            final Rectangle r = b.bounds();
+            g.drawImage(((ImageOp) op.get(b)).getImage(), r.x, r.y, null);
+          }
+          m.drawPiecesInRegion(g, new Rectangle(0, 0, size.width, size.height), m.getView());
+          g.dispose();
+          final File file = new File(out + "-" + m.getMapName() + ".png");
+          ImageIO.write(img, "png", file);
+          System.out.println("WROTE " + file + " AS " + PlayerRoster.getMySide());
+        }
+      }
+      catch (Throwable t) { err[0] = t; }
+    });
+    if (err[0] != null) fail("paint", err[0]);
   }
 
   static void fail(String what, Throwable t) {
