@@ -688,14 +688,16 @@ class Remembered:
         return changed
 
     def _note_moves(self, s: State, occupancy: Occupancy, changed: set[int]) -> None:
-        """A unit that moved or left the map: its hex and status, and the occupants
-        of the hexes it left and entered (their enemy units, for every other side)."""
+        """A unit that moved or left the map: its hex, its status if it changed (a
+        step leaves it on the map), and the occupants of the hexes it left and
+        entered (their enemy units, for every other side)."""
         units = s.game.rules.units
         sides = range(len(s.game.rules.sides))
-        hexes = occupancy.hexes
+        hexes, status, was = occupancy.hexes, occupancy.status, self.status
         for u in self._moved(occupancy):
             changed.add(UNIT_HEX + u)
-            changed.add(UNIT_STATUS + u)
+            if status[u] != was[u]:
+                changed.add(UNIT_STATUS + u)
             mover = units[u].side
             for h in (self.hexes[u], hexes[u]):
                 changed.add(HEX + h)

@@ -118,6 +118,8 @@ _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may 
     _RESTRICTIONS,
     _EXIT,
 ) = (kind * MAX_UNITS for kind in range(1, 11))
+# Whether the rules' `between_moves` is offered: a question of the side's, not a unit's.
+_BETWEEN = 11 * MAX_UNITS
 _DIRECTION = 16 * MAX_UNITS  # times the direction (below 8)
 _BOUND = 8 * _DIRECTION  # times the number of the restrictions (`_numbered`)
 _NUMBERS = 1 << 16  # (below this)
@@ -492,7 +494,8 @@ class MoveUnits(Primitive):
     ) -> list[int]:
         """PASS and every unit's legal steps (and strategic starts), in unit order;
         `own`: the steps of the unit moving now. PASS is not offered while a unit
-        that must move (`must_move`) has yet to move and may.
+        that must move (`must_move`) has yet to move and may; the option of the
+        rules' `between_moves` procedure comes last, when `_between_moves` holds.
 
         `ask(key, compute, *args)` answers the questions that depend on the
         position only (`compute(*args)`), which may be kept between decisions;
@@ -520,6 +523,12 @@ class MoveUnits(Primitive):
                     key = u + _MUST
                     found = known.get(key)
                     held = ask(key, self._must, s, frame, u) if found is None else found
+        if b["between_moves"]:
+            between = known.get(_BETWEEN)
+            if between is None:
+                between = ask(_BETWEEN, self._between_moves, s, frame)
+            if between:
+                actions.append(s.game.actions.option(0))
         return actions[1:] if held else actions
 
     def _must(self, s: State, frame: Frame, u: int) -> bool:
@@ -652,8 +661,6 @@ class MoveUnits(Primitive):
         actions = incremental.answered(
             s, (b["site"], b["side"]), partial(self._choices, s, frame, own), "move_units"
         )
-        if self._between_moves(s, frame):
-            actions = [*actions, s.game.actions.option(0)]
         if actions[0] != s.game.actions.PASS:
             return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")

@@ -66,6 +66,35 @@ def test_every_scenario_plays_with_the_check_on(battle, scenario):
     assert movement_decisions > 10
 
 
+def _course(game: Game, seed: int) -> tuple[list[tuple[list[int], str]], bool]:
+    """The legal actions and the state's hash after each of the first ACTIONS actions
+    of a seeded eager game (the hash of the position first), and whether the
+    last state kept answers of its own between decisions."""
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    seen = [([], s.state_hash())]
+    while not s.is_terminal() and s.move_number < ACTIONS:
+        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+        seen.append((s.legal_actions(), s.state_hash()))
+    return seen, s._remembered is not None and s._remembered.owner is s
+
+
+@pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
+def test_remembering_changes_no_game(battle, scenario, monkeypatch):
+    """A seeded game played with answers kept between decisions and the same game
+    worked out afresh at every decision (`MUSTER_REMEMBER=0`) pass through the
+    same positions, action by action. (The check is off: what is compared is
+    play as it is played.)"""
+    monkeypatch.setattr(incremental, "CHECK", False)
+    game = shipped_game(battle, scenario)
+    kept, remembered = _course(game, seed=7)
+    monkeypatch.setattr(incremental, "REMEMBER", False)
+    afresh, remembered_afresh = _course(game, seed=7)
+    assert remembered and not remembered_afresh  # (the two ways of play did differ)
+    for i, (with_memory, without) in enumerate(zip(kept, afresh, strict=True)):
+        assert with_memory == without, f"after action {i}"
+
+
 def test_play_leaves_no_reference_cycles():
     """What a decision makes (its watch, the stand-ins, their copies of the positions)
     is freed by reference counting as soon as it is done with: cycles among them
