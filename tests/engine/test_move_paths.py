@@ -108,10 +108,9 @@ def test_every_destination_at_the_least_mp_of_any_legal_sequence(training):
     assert agree_with_brute_force(training, 1, 3) >= 2, "too few moves of several steps"
 
 
-@pytest.mark.slow  # a brute force over every position of a whole move: ~10 s a seed
-@pytest.mark.parametrize("seed", [1, 2])
-def test_every_destination_in_lees_advance_at_the_least_mp(lees_advance, seed):
-    assert agree_with_brute_force(lees_advance, seed, 2) >= 1, "no move of several steps"
+@pytest.mark.slow  # a brute force over every position of a whole move: ~10 s
+def test_every_destination_in_lees_advance_at_the_least_mp(lees_advance):
+    assert agree_with_brute_force(lees_advance, 2, 2) >= 1, "no move of several steps"
 
 
 def _steps_of_any(s: State) -> list[int]:
