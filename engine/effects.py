@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from engine.describe import hex_label, marker_title, side_name, unit_name, value_text
 from engine.events import emit, say
-from engine.information import SecretLine, variable_reader
+from engine.information import SecretLine, guarded_text, variable_reader
 from engine.nodes import RulesError
 from engine.queries import enemies_adjacent, unit_steps
 from engine.rules import TerrainChangeSpec
@@ -36,9 +36,10 @@ from engine.terrain_state import (
 )
 from engine.vocabulary import effect
 
-# Found here too (engine/events.py, engine/describe.py): the generated rules
-# call them as `e.say`, `e.value_text` (a `say` with values).
-__all__ = ["emit", "say", "value_text"]
+# Found here too (engine/events.py, engine/describe.py, engine/information.py): the
+# generated rules call them as `e.say`, `e.value_text` and `e.guarded_text` (a `say`
+# with values, some of them secret).
+__all__ = ["emit", "guarded_text", "say", "value_text"]
 
 # The rules' `say "…"`: written with the events (below every layer that talks).
 effect(("text", "str"))(say)

@@ -19,5 +19,6 @@ def emit(s: State, event: str, **bindings: Any) -> None:
 
 
 def say(s: State, text: str) -> None:
-    """Tell the players something in the play log (`{name}` in the text shows a value)."""
+    """Tell the players something in the play log (`{name}` in the text shows a value; a
+    value a side may not read, a secret's, it reads as "(hidden)")."""
     s.messages.append(text)

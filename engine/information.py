@@ -88,6 +88,46 @@ def hidden_values(s: State, player: int) -> dict[str, list[int]]:
     return out
 
 
+# What a side reads in place of a value it may not read, in a text with values.
+UNREAD = "(hidden)"
+
+
+def guarded_text(s: State, frame: dict[str, Any], parts: tuple[Any, ...]) -> str:
+    """A text with values (`say("… {plan} …")`) some of which a side may not read: a
+    secret variable it may not read now, or a face-down answer of the other side's in
+    this frame. `parts` are literal runs and, for each value, (its text, the secret
+    variables it reads, the names it reads a face-down answer may have bound). The one
+    side that may read every value reads the text whole; every other side reads it with
+    those values hidden. A text nobody is kept from is plain."""
+    sides = range(len(s.game.rules.sides))
+    hidden = [hidden_values(s, p) for p in sides]
+    answers = frame.get("_secret", ())
+    barred: list[set[int]] = []
+    for part in parts:
+        if isinstance(part, str):
+            barred.append(set())
+            continue
+        _text, variables, bindings = part
+        barred.append(
+            {
+                p
+                for p in sides
+                if any(v in hidden[p] for v in variables)
+                or any(name in bindings and chooser != p for name, chooser in answers)
+            }
+        )
+    text = "".join(part if isinstance(part, str) else part[0] for part in parts)
+    kept = set().union(*barred)
+    if not kept:
+        return text
+    public = "".join(
+        part if isinstance(part, str) else UNREAD if who else part[0]
+        for part, who in zip(parts, barred, strict=True)
+    )
+    readers = [p for p in sides if p not in kept]
+    return SecretLine(text, readers[0] if len(readers) == 1 else -1, public)
+
+
 def bag_seen_by(s: State, bag: str, player: int) -> bool:
     """Whether `player` may look into the bag (a bag the rules leave unsaid is public)."""
     seers = s.game.rules.bag_seen_by.get(bag)

@@ -14,6 +14,7 @@ the same rules give the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Callable, Iterator
@@ -200,6 +201,27 @@ class _Assembler:
         return repr(value.name)
 
 
+def ir_nodes(node: object) -> Iterator[object]:
+    """Every IR node under `node`, itself first (dataclass fields, tuples, lists)."""
+    yield node
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            yield from ir_nodes(getattr(node, f.name))
+    elif isinstance(node, tuple | list):
+        for item in node:
+            yield from ir_nodes(item)
+
+
+def secretly_bound(rules: ir.Ruleset) -> frozenset[str]:
+    """The names a face-down answer binds anywhere in the rules' procedures and triggers
+    (`ask secretly … into`, `choose secretly`)."""
+    return frozenset(
+        n.var
+        for n in ir_nodes((rules.procedures, rules.triggers))
+        if isinstance(n, ir.Ask | ir.Choose) and n.mode == "secretly"
+    )
+
+
 class Codegen:
     """Writes one ruleset's engine package. Its parts, in file order: the named
     numbers of the rules' things (`named`), compiled functions (`function`),
@@ -232,6 +254,9 @@ class Codegen:
         self.unit_tables: dict[str, str] = {
             d.name: f"DEFINE__{d.name.upper()}" for d in rules.defines if per_unit(d)
         }
+        # What a text with values may read that some side may not (`_text`).
+        self.secret_variables = {v.name for v in rules.variables if v.secret}
+        self.secretly_bound = secretly_bound(rules)
 
     def _indices(self) -> dict[str, dict[str, int]]:
         """The engine's number of each thing the rules name, by kind and name."""
@@ -480,14 +505,41 @@ class Codegen:
 
     def _text(self, e: ir.Text, env: Env) -> str:
         """A text with values: the literal runs as Python literals, each value
-        shown by its type (engine.describe.value_text)."""
-        parts = [
-            pyrepr(p)
-            if isinstance(p, str)
-            else f"e.value_text(s, {pyrepr(p.type)}, {self.expr(p, env)})"
-            for p in e.parts
-        ]
-        return f"''.join(({', '.join(parts)},))" if parts else "''"
+        shown by its type (engine.describe.value_text). A value read from a secret
+        variable or a face-down answer makes it a guarded text (`e.guarded_text`):
+        the side that may not read that value reads the text without it."""
+        parts = []
+        guarded = False
+        for p in e.parts:
+            if isinstance(p, str):
+                parts.append(pyrepr(p))
+                continue
+            shown = f"e.value_text(s, {pyrepr(p.type)}, {self.expr(p, env)})"
+            variables, bindings = self.secret_reads(p, env)
+            if variables or bindings:
+                guarded = True
+                shown = f"({shown}, {pyrepr(variables)}, {pyrepr(bindings)})"
+            parts.append(shown)
+        if not parts:
+            return "''"
+        if guarded:
+            frame = "b" if env.bindings == "b" else "{}"
+            return f"e.guarded_text(s, {frame}, ({', '.join(parts)},))"
+        return f"''.join(({', '.join(parts)},))"
+
+    def secret_reads(self, e: ir.TExpr, env: Env) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The secret variables an expression reads, and the names it reads that a
+        face-down answer may have bound (in a procedure's frame)."""
+        nodes = list(ir_nodes(e))
+        variables = {
+            n.name
+            for n in nodes
+            if isinstance(n, ir.Var | ir.VarAt) and n.name in self.secret_variables
+        }
+        bindings = {
+            n.name for n in nodes if isinstance(n, ir.Binding) and n.name in self.secretly_bound
+        }
+        return tuple(sorted(variables)), tuple(sorted(bindings)) if env.bindings == "b" else ()
 
     def _list_of(self, e: ir.ListOf, env: Env) -> str:
         return (

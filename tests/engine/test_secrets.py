@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,30 @@ def test_the_page_draws_a_face_down_marker_where_it_lies(game):
     assert placed(RED) == [face_down | {"marker": "ambush", "marker_title": "Ambush"}]
     _act(s, "Probe the road? yes", account)
     assert placed(BLUE) == placed(RED)
+
+
+def test_a_text_with_a_secret_value_is_read_whole_by_its_reader_only(tmp_path):
+    """`say` of a secret variable and of a face-down answer: Red reads the values, Blue
+    reads the line without them; the probe's reveal tells Blue the plan."""
+    battle = tmp_path / "the_ambush"
+    shutil.copytree(THE_AMBUSH, battle)
+    ambush = battle / "ambush.mst"
+    ambush.write_text(
+        ambush.read_text().replace(
+            "        choose h from hexes_around(0504) by side\n",
+            "        choose h from hexes_around(0504) by side\n"
+            '        say("The plan is {plan}, the answer {ambushing}.")\n',
+        )
+    )
+    s, account = _to_the_question(load_game(battle))
+    _act(s, "Lay an ambush this turn? yes", account)
+    _act(s, "0404", account)
+    assert "The plan is (hidden), the answer (hidden)." in _page(s, BLUE, account)
+    assert "The plan is hold_the_road, the answer yes." in _page(s, RED, account)
+    _act(s, "Probe the road? yes", account)
+    blue = _page(s, BLUE, account)
+    assert "The plan is (hidden), the answer (hidden)." in blue
+    assert "revealed: hold_the_road." in blue
 
 
 def test_a_secret_set_again_is_hidden_again(game):
