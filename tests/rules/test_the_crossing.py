@@ -1,23 +1,32 @@
 """The Crossing (tests/data/designer/the_crossing), a battle written from its
 brief as a new designer would: it checks, builds, plays each scenario and
 passes its language tests; the run-time error planted behind its optional
-rule stops `muster play` with exit 1 and the rule's file and line. And no
+rule stops `muster play` with exit 1 and the rule's file and line; the
+American plan and the stack in the woods are kept from the British on every
+surface until the rules reveal them. And no
 `muster` command ends in exit 3 (an internal error) on any rule file or
 battle in tests/data."""
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 
 import pytest
 
-from engine import incremental
+from compiler.build import load_game
+from engine import chance, incremental
+from engine.information import HIDDEN
 from muster.cli import main
 from muster.language_tests import run_tests
+from table.views import Markers, view
+from tests.backends.test_vassal import build_module, saved
 
 DATA = Path(__file__).parent.parent / "data"
 CROSSING = DATA / "designer" / "the_crossing"
 PLANTED = CROSSING / "planted_error.mst"
+BRITISH = 0  # the first side the rules declare
 PLANTED_RULE = "choose reserve from units_of(british) where strength > 9 by british"
 
 
@@ -150,3 +159,60 @@ def test_test_and_build_never_end_in_an_internal_error(battle, tmp_path, capsys)
     assert _status(["build", str(battle), "--only", "engine", "--out", str(out)]) in (0, 1), (
         capsys.readouterr().err
     )
+
+
+# ---------------------------------------------------------------------------
+# Brief 5 and 3.5: what the British may not see, on every surface.
+
+
+def _british_view(s, account: list[str]) -> str:
+    """Everything the British seat's table page is sent, as JSON text."""
+    return json.dumps(view(s, Markers({}, {}), BRITISH, account), ensure_ascii=False)
+
+
+@pytest.mark.slow  # builds the module for its .vsav
+def test_the_plan_and_the_woods_stack_are_kept_from_the_british(as_the_command_plays):
+    """After the American plan (an ambush, its marker and a dummy face down), the British
+    observation, account and table page hold neither the plan, nor which marker is
+    which, nor the units of the stack in the woods; the module's set-up masks that stack
+    by the American side. A seeded game that brings a British unit near the woods shows
+    them the plan and the markers."""
+    game = load_game(CROSSING, {"scenario": "crossing"})
+    s = game.new_initial_state()
+    account = list(s.take_messages())
+    for text in ("Lay an ambush in the woods? yes", "0805", "0905"):
+        (action,) = [a for a in s.legal_actions() if s.action_to_string(a).endswith(text)]
+        s.apply_action(action)
+        account += s.take_messages()
+    hidden = [game.rules.units[u].name for u in s.concealed_from(BRITISH)]
+    assert hidden, "the stack in the woods is concealed"
+    seen = s.observation(BRITISH)
+    assert seen["vars"]["plan"] == HIDDEN
+    assert {h: v for h, v in seen["vars"]["woods_marker"].items() if v} == {
+        "0805": HIDDEN,
+        "0905": HIDDEN,
+    }
+    assert not set(hidden) & set(seen["units"])
+    page = _british_view(s, account)
+    for secret in ("ambush_in_the_woods", "Ambush", *hidden):
+        assert secret not in page, secret
+    _rules, vmod = build_module(CROSSING)
+    masked = {
+        title: piece.trait("obs")[0].state.split(";")[0]
+        for title, (_place, piece) in saved(vmod, "crossing").items()
+        if piece.trait("obs")
+    }
+    titles = {u.name: u.title for u in _rules.units}
+    assert {masked.get(titles[name]) for name in hidden} == {"American"}
+
+    for seed in range(40):
+        s, rng = game.new_initial_state(), random.Random(seed)
+        while not s.is_terminal() and not s.vars["plan_revealed"]:
+            s.apply_action(
+                chance.sample(s, seed) if s.is_chance_node() else rng.choice(s.legal_actions())
+            )
+        if s.vars["plan_revealed"]:
+            break
+    seen = s.observation(BRITISH)
+    assert seen["vars"]["plan"] == s.vars["plan"] != HIDDEN
+    assert HIDDEN not in seen["vars"]["woods_marker"].values()
