@@ -9,7 +9,6 @@ how a ruleset declares the look of its counters.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
 from functools import partial
 
@@ -17,6 +16,7 @@ from PIL import Image
 
 from compiler import ir
 from compiler.backends.map_render import render_map
+from compiler.backends.png import png_bytes
 from compiler.backends.print_and_play.charts import all_charts
 from compiler.backends.print_and_play.geometry import DPI, PAPERS, Paper
 from compiler.backends.print_and_play.grid import render_chart
@@ -36,10 +36,8 @@ Step = Callable[[], dict[str, bytes]]
 
 
 def png(img: Image.Image) -> bytes:
-    """PNG bytes at 300 dpi, with no time stamp (Pillow writes none)."""
-    buf = io.BytesIO()
-    img.save(buf, "PNG", dpi=(DPI, DPI))
-    return buf.getvalue()
+    """PNG bytes at 300 dpi, with no time stamp."""
+    return png_bytes(img, DPI)
 
 
 def print_steps(rules: ir.Ruleset, sources: SourceFiles, part: str) -> list[tuple[str, Step]]:

@@ -2,36 +2,19 @@
 
 Pillow's own PDF writer stores RGB as JPEG (blurring cut lines) and stamps
 the time of writing; this one stores each page as a Flate-compressed image
-with PNG row predictors, taken straight from Pillow's PNG encoder (the IDAT
-data of a PNG is exactly such a stream), and writes no date or ID.
+with PNG row predictors (each row unfiltered: compiler/backends/png.py), and writes no
+date or ID.
 """
 
 from __future__ import annotations
 
 import io
-import struct
 from collections.abc import Iterable
 
 from PIL import Image
 
+from compiler.backends.png import flate_rows
 from compiler.backends.print_and_play.geometry import DPI
-
-
-def png_stream(img: Image.Image) -> bytes:
-    """The zlib stream of `img`'s filtered scanlines, from its PNG encoding.
-    An RGB page is encoded as it is: a converted copy would be another 30 MiB
-    a page at 300 dpi, for nothing."""
-    buf = io.BytesIO()
-    (img if img.mode == "RGB" else img.convert("RGB")).save(buf, "PNG", compress_level=6)
-    data = buf.getvalue()
-    pos, out = 8, []
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind = data[pos + 4 : pos + 8]
-        if kind == b"IDAT":
-            out.append(data[pos + 8 : pos + 8 + length])
-        pos += 12 + length
-    return b"".join(out)
 
 
 def pdf_of_pages(pages: Iterable[Image.Image], title: str) -> bytes:
@@ -49,7 +32,7 @@ def pdf_of_pages(pages: Iterable[Image.Image], title: str) -> bytes:
     for img in pages:
         w, h = img.size
         pw, ph = _num(w * 72 / DPI), _num(h * 72 / DPI)
-        data = png_stream(img)
+        data = flate_rows(img if img.mode == "RGB" else img.convert("RGB"))
         image = add(
             b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB "
             b"/BitsPerComponent 8 /Filter /FlateDecode "

@@ -9,13 +9,12 @@ thirds of their print size. Order-state tags are drawn and placed by `tags.py`.
 
 from __future__ import annotations
 
-import io
-
 from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.fonts import fit, font
 from compiler.backends.map_render import MapRenderer
+from compiler.backends.png import png_bytes
 from compiler.backends.print_and_play import chart_images
 from compiler.backends.print_and_play.face import ink_on
 from compiler.backends.print_and_play.mix import Counter
@@ -29,9 +28,7 @@ MOVED_ICON = "moved.png"
 
 def png(img: Image.Image) -> bytes:
     """PNG bytes with no time stamp; light compression, as the module holds some 250 images."""
-    buf = io.BytesIO()
-    img.save(buf, "PNG", compress_level=3)
-    return buf.getvalue()
+    return png_bytes(img, level=3)
 
 
 def board(rules: ir.Ruleset) -> tuple[MapRenderer, bytes, Image.Image]:
