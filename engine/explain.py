@@ -289,6 +289,10 @@ def _turn_refusal(s: State, frame: Frame, u: int, step: Reason) -> Reason | None
     prim = primitive("move_units")
     if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
         return _hook(s, frame, "who", f"{name} does not move in this phase.")
+    if u in b["moved"] and s.halted.get(u) == s.vars["turn"]:
+        return Reason(
+            f"{name} was halted before this phase: it does not move in it.", step.title, step.cite
+        )
     if u in b["moved"]:
         return Reason(
             f"{name} has finished its move: each unit completes its movement "
