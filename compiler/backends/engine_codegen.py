@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from compiler import ir, restriction_parts
+from compiler.backends.modifier_labels import ANY_RESULT, call_labels, labelled_parameters
 from compiler.backends.pysource import (
     pyident,
     pyrepr,
@@ -225,6 +226,9 @@ class Codegen:
                 self.hex_sets.setdefault(hexes, f"ZONE_{name.upper()}")
         self.index = self._indices()
         self.sources = declaration_sources(rules)
+        # The parameters whose number a roll's modifier reads, by body (a call passing
+        # one names it: modifier_labels.py).
+        self.labelled = labelled_parameters(rules)
         # The named constants the code reads: name -> (kind, index).
         self.constants: dict[str, tuple[str, int]] = {}
         # Defines of one unit that read only its printed values: define name -> the
@@ -680,11 +684,22 @@ class Codegen:
 
     def _apply_result(self, st: ir.ApplyResult, asm: _Assembler, w: str) -> None:
         result = self.lambda_fn(st.result, "result")
-        asm.emit(w, ins.ApplyResult, result=result, args=self.args_fn(st.args, st.span, "result"))
+        args = self.args_fn(st.args, st.span, "result")
+        labels = self.labels(ANY_RESULT, st.args)
+        asm.emit(w, ins.ApplyResult, result=result, args=args, **labels)
 
     def _call_proc(self, st: ir.CallProc, asm: _Assembler, w: str) -> None:
         args = self.args_fn(st.args, st.span, st.proc)
-        asm.emit(w, ins.Call, procedure=repr(st.proc), args=args, into=repr(st.into))
+        labels = self.labels(st.proc, st.args)
+        asm.emit(w, ins.Call, procedure=repr(st.proc), args=args, into=repr(st.into), **labels)
+
+    def labels(self, callee: str, args: tuple[tuple[str, ir.TExpr], ...]) -> dict[str, str]:
+        """The `labels` operand of a call whose arguments become a roll's modifiers
+        (none when none do)."""
+        named, passed = call_labels(self.labelled, callee, args)
+        if not named and not passed:
+            return {}
+        return {"labels": f"Labels({pyrepr(named)}, {pyrepr(passed)})"}
 
     def _call_prim(self, st: ir.CallPrim, asm: _Assembler, w: str) -> None:
         hooks = [f"{n!r}: {self.lambda_fn(v, f'{st.prim}_{n}')}" for n, v in st.lambdas]
@@ -1483,7 +1498,7 @@ def _step_declarations(
     """A step, and the defines its statements hand the engine to explain."""
     title = p.title if st.title in ("", st.name) else f"{p.title}: {st.title}"
     yield f"step:{p.name}:{st.name}", title, p.prov.merged(st.prov)
-    for stmt in _statements(st.body):
+    for stmt in ir.statements(st.body):
         for kind, name, define in _defines_handed_on(stmt):
             if define in defines:
                 d = defines[define]
@@ -1503,16 +1518,6 @@ def _defines_handed_on(stmt: ir.TStmt) -> Iterator[tuple[str, str, str]]:
             options = options.collection
         if isinstance(options, ir.DefineCall):
             yield "choose", stmt.var, options.define
-
-
-def _statements(body: tuple[ir.TStmt, ...]) -> Iterator[ir.TStmt]:
-    """Every statement of a body, nested ones (in ifs, loops, asks) included."""
-    for stmt in body:
-        yield stmt
-        for name in ("body", "orelse", "yes", "no"):
-            inner = getattr(stmt, name, None)
-            if isinstance(inner, tuple):
-                yield from _statements(inner)
 
 
 def stable_file_name(file: str) -> str:

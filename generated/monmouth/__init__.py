@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7'
+RULES_HASH = '51b739921b922e5837a2933bf9ad8e28cd8e64e8095431c46936a54dbd8f7f9b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9'
+RULES_HASH = 'b2c4277523baabfff90a78480736e34b124740a49577a26e7dfa77308b3ff581'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -20,7 +20,7 @@ from engine import queries as q
 from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, Draw, EndPhase, Exec, ForDrop, ForStart, ForTake, Jump, JumpIfEmpty, JumpIfNot,
     JumpUnlessSwitch, Label, Let, Prim, Return, Reveal, Roll, RollDie)
-from engine.operands import Bound, Constant, Passed
+from engine.operands import Bound, Constant, Labels, Passed
 from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
     RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
@@ -446,6 +446,9 @@ def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:173': 
 
 def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:178': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
+
+def define__fieldworks_morale_drm(s, a_combat):  # 'rulesets/series/close_combat.mst:183': 'Attacked solely across fieldworks' § series 13.5
+    return (1 if define__behind_fieldworks(s, a_combat) else 0)
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
@@ -1049,53 +1052,53 @@ def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:62' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
     return ((len(q.attackers(s, b['combat'])) == 0) or (len(q.defenders(s, b['combat'])) == 0))
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:213' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:220' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:230' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
 def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:317' § series 12.23; newtown 5.5
     return s.vars['ambush_sprung']
 def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:318' § series 12.23; newtown 5.5
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (2 if (b['attacker'] == SIDE__INDIAN) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:240' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:236' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:241' § series 12.23, 12.4
     return s.vars['pinned_in_combat'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:242' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:239' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:250' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:259' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
 def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:473' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
@@ -1109,13 +1112,13 @@ def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.m
 def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72' § series 12.23; newtown 5.1.2
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else NONE_INDEX)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:261' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:265' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:270' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
 def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330' § series 12.23; newtown 4.2.4
     return s.vars['combat_called_off']
@@ -1123,19 +1126,19 @@ def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/card
     return (s.vars['card_shift'] != 0)
 def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334' § series 12.23; newtown 4.2.4
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:272' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:282' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:279' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:284' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:285' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:286' § series 12.23, 12.62
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351' § series 12.23; newtown 4.2.4
     return (b['attacker'], b['defender'],)
@@ -1145,67 +1148,66 @@ def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/card
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355' § series 12.23; newtown 4.2.4
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:309' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:310' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:306' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:311' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:307' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
-        'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
+        'defender': b['defender'], 'fire': False, 'morale_drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 13.25
-    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
-        else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:331' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 13.25
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:336' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:337' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:342' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:340' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:345' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202' § series 12.23; newtown 3.6.2
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:365' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:367' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:368' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:369' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:366' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:370' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:372' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:377' § series 12.23
     return (b['to'] != NONE_INDEX)
 
 def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91' § series 12.23; newtown 5.1.3
@@ -1213,11 +1215,11 @@ def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
         b['combat']))))
 def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92' § series 12.23; newtown 5.1.3
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:383' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:393' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:389' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:394' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25' § newtown I, 1.6, 6.2
@@ -2279,7 +2281,7 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(check_or_retreat__each__if, 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
@@ -2293,7 +2295,7 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(Bound('passed'), 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
@@ -2360,7 +2362,8 @@ RULES = Rules(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
                 Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),  # § series 13.25
-                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None),
+                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
@@ -3067,7 +3070,8 @@ RULES = Rules(
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
                 JumpIfNot(close_combat__apply__if, 'if_18_else'),
-                ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
+                ApplyResult(result=close_combat__apply__result, args=close_combat__apply__result_args, labels=Labels((('morale_drm',
+                    'fieldworks_morale_drm'),), ())),
                 Jump('if_18_end'),
                 Label('if_18_else'), Label('if_18_end'), JumpIfNot(close_combat__apply__if_2, 'if_19_else'),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
@@ -3080,7 +3084,8 @@ RULES = Rules(
                 Jump('if_21_end'),
                 # § series 12.23, 13.25
                 Label('if_21_else'), Label('if_21_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_22_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None,
+                    labels=Labels((('drm', 'fieldworks_morale_drm'),), ())),
                 Jump('if_22_end'),
                 Label('if_22_else'), Label('if_22_end'), JumpIfNot(close_combat__apply__if_2, 'if_23_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
@@ -3098,16 +3103,16 @@ RULES = Rules(
                 Label('if_24_else'), Label('if_24_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214, 213, 219, 220,
-                220, 220, 221, 220, 223, 219, 225, 226, 227, 226), 'rulesets/newtown/indian_rules.mst', (317, 317, 318,
-                317), 'rulesets/series/close_combat.mst', (232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
-                232, 254, 255), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478, 477, 480, 475, 482, 474, 473,
-                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (261, 262, 263, 264, 265, 266, 267, 268,
-                266), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (272, 276, 277,
-                278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286, 287, 288, 286, 285, 291, 292, 291, 276, 299,
-                300), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
-                351), 'rulesets/series/close_combat.mst', (303, 304, 305, 306, 307, 308, 307, 312, 313, 312, 316, 317, 316, 319, 320, 319, 326, 327,
-                326, 330, 331, 330, 336, 337, 338, 337, 340, 341, 340, 336, 351, 352, 354))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219, 218, 224, 225,
+                225, 225, 226, 225, 228, 224, 230, 231, 232, 231), 'rulesets/newtown/indian_rules.mst', (317, 317, 318,
+                317), 'rulesets/series/close_combat.mst', (237, 238, 238, 239, 239, 239, 239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238,
+                237, 259, 260), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478, 477, 480, 475, 482, 474, 473,
+                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (266, 267, 268, 269, 270, 271, 272, 273,
+                271), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (277, 281, 282,
+                283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290, 296, 297, 296, 281, 304,
+                305), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
+                351), 'rulesets/series/close_combat.mst', (308, 309, 310, 311, 312, 313, 312, 317, 318, 317, 321, 322, 321, 324, 325, 324, 331, 332,
+                331, 335, 336, 335, 341, 342, 343, 342, 345, 346, 345, 341, 356, 357, 359))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_ask14': 'bool',
                 '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit',
@@ -3143,8 +3148,8 @@ RULES = Rules(
                 Label('if_5_else'), Label('if_5_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (359, 360, 362,
-                363, 364, 365, 366, 364, 362, 370, 370, 370, 370, 371, 372, 373, 372, 370, 360))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (364, 365, 367,
+                368, 369, 370, 371, 369, 367, 375, 375, 375, 375, 376, 377, 378, 377, 375, 365))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3173,8 +3178,8 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (383, 384, 384, 384, 384, 385,
-                384, 383, 388, 389, 389, 389, 389, 390, 389, 388))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (388, 389, 389, 389, 389, 390,
+                389, 388, 393, 394, 394, 394, 394, 395, 394, 393))),
         'prepare_for_play': procedure(
             name='prepare_for_play', title='Prepare for Play', kind='procedure', params=(), types={'_for_u': 'units', 'u': 'unit'}, code=(
                 Label('step:optional_units'), JumpIfNot(prepare_for_play__optional_units__if, 'if_1_else'),  # § newtown I, 1.6, 6.2
@@ -3598,7 +3603,8 @@ RULES = Rules(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
                 Label('step:check'), JumpIfNot(retreat_unit__retreat__retreat_blocked, 'if_1_else'),  # § newtown 5.9
-                Call(procedure='morale_check', args=evasion_check__check__morale_check_args, into='passed'),
+                Call(procedure='morale_check', args=evasion_check__check__morale_check_args, into='passed', labels=Labels((('drm', 'evasion_drm'),),
+                    ())),
                 JumpIfNot(check_or_retreat__each__if, 'if_2_else'),
                 Exec(evasion_check__check__lose_step),
                 Call(procedure='adjust_army_morale', args=evasion_check__check__adjust_army_morale_args, into=None),
@@ -3700,7 +3706,8 @@ RULES = Rules(
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='retreat_unit', args=result__retreat__retreat_unit_args, into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
@@ -3710,7 +3717,8 @@ RULES = Rules(
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='disrupt', args=Passed((('unit', 'affected'),)), into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
@@ -3720,7 +3728,8 @@ RULES = Rules(
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Exec(result__one_step_loss__lose_step),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
@@ -3738,7 +3747,8 @@ RULES = Rules(
                 Exec(result__two_step_loss__lose_step),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), JumpIfNot(result__retreat__if, 'if_2_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
             ), lines=lines_at('rulesets/newtown/special_units.mst', (156, 157, 158, 159, 160, 161, 162, 160, 164, 165, 164))),
@@ -3747,14 +3757,16 @@ RULES = Rules(
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_defender_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
             ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
         'result:captured_attacker_choice': procedure(
             name='result:captured_attacker_choice', title="Captured, Attacker's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_attacker_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
             ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
         'result:pin': procedure(
             name='result:pin', title='Pinned', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
@@ -4208,6 +4220,7 @@ RULES = Rules(
         'define:exerts_zoc': ('Exerts a ZOC', '§ series 8.1', ''),
         'define:exposed': ('Next to the enemy with no Parade Order unit in the hex', '§ series 13.3, 13.4', ''),
         'define:ferocious': ('Indian ferocity', '§ newtown 5.6', ''),
+        'define:fieldworks_morale_drm': ('Attacked solely across fieldworks', '§ series 13.5', ''),
         'define:fire_flank_open': ('An open flank between firer and target', '§ series 10.6, 12.52', ''),
         'define:first_side': ('The first side', '§ series 6.1', ''),
         'define:flank_hexes': ('Hexes next to a defending and an attacking hex', '§ series 12.52', ''),

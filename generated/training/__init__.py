@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'a9c4ecd736930b94b92c31d103908697aadbb4c4c9260b88b2f7f535ad925f0f'
+RULES_HASH = '286636aa030d8f5d3f18b78706c808b669f8177567320f6189adb34c787a9577'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

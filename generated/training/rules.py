@@ -20,7 +20,7 @@ from engine import queries as q
 from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, Exec, ForDrop, ForStart, Jump, JumpIfEmpty, JumpIfNot, JumpUnlessSwitch, Label, Let,
     Prim, Return, Roll)
-from engine.operands import Bound, Constant, Passed
+from engine.operands import Bound, Constant, Labels, Passed
 from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
     RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
