@@ -323,9 +323,8 @@ def _apply_result(s: State, f: Frame, instr: ins.ApplyResult) -> None:
 def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
     var, kind, mode = instr.var, instr.kind, instr.mode
     options = tuple(instr.options(s, f.b))
-    if not options and mode != "maybe":
-        where = s.game.rules.procedures[f.proc].lines[f.pc]
-        raise RulesError(f"nothing to choose from for {var!r} ({where})")
+    if not options and mode != "maybe":  # (the note names the rule: `_note_where`)
+        raise RulesError(f"nothing to choose from for {var!r}")
     if not options:
         f.b[var] = -1
         f.pc += 1

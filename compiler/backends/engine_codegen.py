@@ -274,6 +274,11 @@ class Codegen:
         generated code, and so the rules hash, must not depend on it)."""
         return f"{stable_file_name(span.file)}:{span.line}"
 
+    def position(self, span: Span) -> str:
+        """A rule file's line and column (as `where`): where an instruction's
+        statement starts, which an error raised by it names."""
+        return f"{self.where(span)}:{span.column}"
+
     @contextmanager
     def within(self, *names: str) -> Iterator[None]:
         """Name the functions emitted meanwhile for where they come from:
@@ -557,7 +562,7 @@ class Codegen:
         write = self.STATEMENTS.get(type(st))
         if write is None:
             raise ValueError(f"cannot lower {type(st).__name__}")
-        write(self, st, asm, self.where(st.span))
+        write(self, st, asm, self.position(st.span))
 
     def effect_fn(self, line: str, span: Span, role: str) -> str:
         """A compiled block of one effect."""
@@ -785,7 +790,7 @@ class Codegen:
         on = not step.rule.startswith("!")
         rule = step.rule.lstrip("!")
         asm.emit(
-            self.where(step.span), ins.JumpUnlessSwitch, rule=repr(rule), on=repr(on), target=end
+            self.position(step.span), ins.JumpUnlessSwitch, rule=repr(rule), on=repr(on), target=end
         )
         self.lower_body(step.body, asm)
         asm.mark(end)
@@ -1422,17 +1427,24 @@ class _PrintedValues:
 
 
 def lines_source(lines: list[str]) -> str:
-    """`lines_at('a.mst', (21, 22), 'b.mst', (5,))`: each instruction's rule-file line,
-    its file written once per run."""
-    runs: list[tuple[str, list[str]]] = []
+    """`lines_at('a.mst', (21, 22), (5, 9), 'b.mst', (5,), (1,))`: each instruction's
+    rule-file line and column ("a.mst:21:5"), its file written once per run."""
+    runs: list[tuple[str, list[str], list[str]]] = []
     for where in lines:
-        file, _, line = where.rpartition(":")
+        rest, _, column = where.rpartition(":")
+        file, _, line = rest.rpartition(":")
         if runs and runs[-1][0] == file:
             runs[-1][1].append(line)
+            runs[-1][2].append(column)
         else:
-            runs.append((file, [line]))
-    parts = [f"{pyrepr(file)}, ({', '.join(ls)}{',' if len(ls) == 1 else ''})" for file, ls in runs]
+            runs.append((file, [line], [column]))
+    parts = [f"{pyrepr(file)}, {_ints(ls)}, {_ints(cs)}" for file, ls, cs in runs]
     return f"lines_at({', '.join(parts)})"
+
+
+def _ints(numbers: list[str]) -> str:
+    """A tuple of numbers as Python source: `(21, 22)`, `(5,)`."""
+    return f"({', '.join(numbers)}{',' if len(numbers) == 1 else ''})"
 
 
 def cite_text(prov: ir.Prov) -> str:

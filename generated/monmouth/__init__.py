@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '51b739921b922e5837a2933bf9ad8e28cd8e64e8095431c46936a54dbd8f7f9b'
+RULES_HASH = 'ec71cdeaa0c88398258ce1d7b1a2032a0599e9a77e9baa3daf7f6fdbeb30cd84'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -2129,7 +2129,7 @@ RULES = Rules(
             name='adjust_army_morale', title='Adjust Army Morale', kind='procedure', params=('side', 'amount'), types={'amount': 'int',
                 'side': 'side'}, code=(
                 Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),  # § series 16.1
-            ), lines=lines_at('rulesets/series/army_morale.mst', (34,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (34,), (18,))),
         'gain_momentum': procedure(
             name='gain_momentum', title='Gain a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),  # § series 12.63, 12.65
@@ -2141,12 +2141,12 @@ RULES = Rules(
                 Exec(gain_momentum__gain__set_momentum_pool_2),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25), (16, 9, 9, 16, 9, 13, 13, 9))),
         'spend_momentum': procedure(
             name='spend_momentum', title='Spend a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:spend'), Exec(spend_momentum__spend__set_momentum),  # § series 12.62
                 Exec(gain_momentum__gain__set_momentum_pool_2),
-            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36), (9, 9))),
         'lose_momentum': procedure(
             name='lose_momentum', title='Lose a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),  # § series 12.64
@@ -2156,7 +2156,7 @@ RULES = Rules(
                 Call(procedure='gain_momentum', args=lose_momentum__lose__gain_momentum_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46), (16, 9, 16, 9, 13, 9))),
         'check_or_retreat': procedure(
             name='check_or_retreat', title='Morale checks of the other units', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2170,7 +2170,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153))),
+            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153), (16, 16, 16, 16, 9, 9, 13, 9, 16))),
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2185,7 +2185,8 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163))),
+            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163), (16, 16, 16, 16, 9, 9, 13, 9, 13,
+                16))),
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
                 'units': 'units'}, code=(
@@ -2193,7 +2194,7 @@ RULES = Rules(
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose the unit', mode=''),
                 Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
-            ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
+            ), lines=lines_at('rulesets/series/results.mst', (174, 175), (18, 19))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
@@ -2203,7 +2204,7 @@ RULES = Rules(
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
                 # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
+            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186), (18, 9, 9, 18, 9, 19))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2229,14 +2230,15 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,
-                ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), (17,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,), (76,
+                ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214), (31, 9, 31, 34, 9, 9, 9, 9,
+                13, 13, 17, 13, 9, 34))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (226,))),
+            ), lines=lines_at('rulesets/series/results.mst', (226,), (23,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
@@ -2245,7 +2247,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
+            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250), (17, 9, 17))),
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2259,7 +2261,7 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
+            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259), (19, 19, 19, 19, 9, 13, 9, 13, 19))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
                 Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),  # § series 5
@@ -2273,8 +2275,8 @@ RULES = Rules(
                 Exec(game__overlook_hill__set_sidebar_vp_2),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('step:winner'), Exec(game__winner__determine_victory),  # § series 5, 4
-            ), lines=lines_at('rulesets/series/sequence.mst', (10, 11, 12, 10), 'rulesets/monmouth/victory.mst', (192, 193, 192, 195, 196,
-                195), 'rulesets/series/sequence.mst', (15,))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (10, 11, 12, 10), (17, 9, 9, 17), 'rulesets/monmouth/victory.mst', (192, 193, 192, 195,
+                196, 195), (9, 13, 9, 9, 13, 9), 'rulesets/series/sequence.mst', (15,), (32,))),
         'game_turn': procedure(
             name='game_turn', title='Game Turn', kind='procedure', params=(), types={}, code=(
                 Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),  # § series 5, 6.1
@@ -2306,10 +2308,10 @@ RULES = Rules(
                 Exec(game_turn__terrain_victory_points__set_sidebar_vp_2),
                 Jump('if_5_end'),
                 Label('if_5_else'), Label('if_5_end'), Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
-            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/monmouth/heat.mst', (50, 50, 51,
-                50), 'rulesets/series/sequence.mst', (26,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210,
-                209), 'rulesets/series/sequence.mst', (27,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182,
-                181), 'rulesets/series/sequence.mst', (29,))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), (38, 9, 38, 9), 'rulesets/monmouth/heat.mst', (50, 50, 51, 50), (9,
+                47, 13, 47), 'rulesets/series/sequence.mst', (26,), (40,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210, 209), (9, 55, 13,
+                55), 'rulesets/series/sequence.mst', (27,), (41,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182, 181), (9, 13, 9, 9, 13,
+                9), 'rulesets/series/sequence.mst', (29,), (34,))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
@@ -2335,8 +2337,9 @@ RULES = Rules(
                 Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 12
                 Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)), into=None),  # § series 5, 7.3, 9.61
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/sequence.mst', (33,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128,
-                127), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), 'rulesets/series/sequence.mst', (34, 35, 36, 37, 38, 44, 45))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (33,), (17,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128, 127), (9, 56,
+                13, 56), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), (9, 55, 13, 13, 55), 'rulesets/series/sequence.mst', (34, 35,
+                36, 37, 38, 44, 45), (34, 34, 38, 34, 39, 9, 9))),
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
                 'second_roll': 'int', 'side': 'side'}, code=(
@@ -2388,9 +2391,10 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_6_end'),
                 Label('if_6_else'), Label('if_6_end'),
-            ), lines=lines_at('rulesets/series/initiative.mst', (21, 22, 25, 26, 21), 'rulesets/monmouth/heat.mst', (28, 29, 30, 31, 32, 33, 34, 33,
-                36, 37, 38, 36, 28, 43, 43, 44, 43), 'rulesets/series/initiative.mst', (29, 30, 31, 32, 33, 34, 35, 34, 29, 38, 41, 42, 42, 43, 44,
-                45, 46, 42, 41))),
+            ), lines=lines_at('rulesets/series/initiative.mst', (21, 22, 25, 26, 21), (37, 9, 9, 9, 37), 'rulesets/monmouth/heat.mst', (28, 29, 30,
+                31, 32, 33, 34, 33, 36, 37, 38, 36, 28, 43, 43, 44, 43), (9, 13, 13, 13, 13, 13, 17, 13, 13, 17, 17, 13, 48, 9, 39, 13,
+                39), 'rulesets/series/initiative.mst', (29, 30, 31, 32, 33, 34, 35, 34, 29, 38, 41, 42, 42, 43, 44, 45, 46, 42, 41), (5, 9, 9, 9, 9,
+                9, 13, 9, 29, 31, 34, 9, 9, 13, 13, 13, 13, 9, 34))),
         'spend_on_initiative': procedure(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
@@ -2403,7 +2407,7 @@ RULES = Rules(
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55))),
+            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55), (17, 9, 9, 13, 13, 9, 13, 17))),
         'overstacking': procedure(
             name='overstacking', title='Overstacking penalty', kind='procedure', params=('side',), types={'_for_h': 'hexes', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2417,7 +2421,7 @@ RULES = Rules(
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Jump('for_h_1_top'),
                 Label('for_h_1_end'),
-            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17))),
+            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17), (16, 16, 16, 9, 13, 13, 13, 9, 16))),
         'pin_cases': procedure(
             name='pin_cases', title='PIN results: case A or case B', kind='procedure', params=('side',), types={'_ask4': 'bool', '_for_e': 'units',
                 '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int', 'may_withdraw': 'bool',
@@ -2467,7 +2471,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_2_top'),
                 Label('for_u_2_end'),
             ), lines=lines_at('rulesets/series/movement.mst', (59, 60, 60, 60, 61, 62, 60, 65, 65, 65, 66, 67, 68, 69, 69, 69, 70, 69, 72, 73, 74, 75,
-                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65))),
+                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65), (9, 9, 9, 9, 13, 13, 9, 18, 18, 18, 9, 13, 13, 13,
+                13, 13, 17, 13, 13, 13, 13, 17, 17, 21, 17, 13, 13, 13, 13, 17, 17, 17, 21, 21, 21, 25, 25, 21, 17, 13, 9, 18))),
         'movement_phase': procedure(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'_ask5': 'bool', '_ask6': 'bool', '_ask7': 'bool',
                 '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int',
@@ -2613,13 +2618,17 @@ RULES = Rules(
                 Jump('if_14_end'),
                 Label('if_14_else'), Label('if_14_end'), Jump('for_u_6_top'),
                 Label('for_u_6_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (221, 222, 223, 224, 223, 221, 233, 234,
-                235, 236, 235, 238, 239, 240, 240, 241, 242, 240, 239, 245, 246, 247, 248, 248, 248, 249, 250, 248, 247, 238, 233, 260, 284, 285,
-                285, 286, 287, 288, 285, 284), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
-                103), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
-                148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (431, 431, 432, 432, 432, 432, 433, 433, 434, 435,
-                436, 435, 433, 439, 432, 431), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296,
-                295), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132))),
+            ), lines=lines_at('rulesets/series/movement.mst', (95,), (40,), 'rulesets/monmouth/reinforcements.mst', (221, 222, 223, 224, 223, 221,
+                233, 234, 235, 236, 235, 238, 239, 240, 240, 241, 242, 240, 239, 245, 246, 247, 248, 248, 248, 249, 250, 248, 247, 238, 233, 260,
+                284, 285, 285, 286, 287, 288, 285, 284), (34, 9, 9, 13, 9, 34, 81, 9, 9, 13, 9, 13, 17, 21, 21, 25, 25, 21, 17, 17, 17, 17, 21, 21,
+                21, 25, 25, 21, 17, 13, 81, 89, 43, 9, 9, 13, 13, 13, 9, 43), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106,
+                107, 108, 109, 106, 111, 103), (40, 40, 40, 40, 9, 9, 9, 13, 13, 13, 9, 9, 40), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199,
+                200, 199, 198), (34, 9, 9, 9, 13, 9, 34), 'rulesets/monmouth/command_and_control.mst', (147, 147, 148, 148, 148, 148, 149, 150, 157,
+                148, 147), (9, 44, 13, 13, 13, 13, 17, 17, 17, 13, 44), 'rulesets/monmouth/scenarios.mst', (431, 431, 432, 432, 432, 432, 433, 433,
+                434, 435, 436, 435, 433, 439, 432, 431), (9, 51, 13, 13, 13, 13, 17, 17, 21, 21, 25, 21, 17, 21, 13,
+                51), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296, 295), (77, 48, 48, 48, 9, 13, 13, 13,
+                13, 9, 48), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132), (29, 29, 29, 9,
+                9, 13, 13, 13, 13, 17, 13, 13, 9, 29))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2630,7 +2639,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(morale_check__told__say_2),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16))),
+            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16), (16, 18, 30, 9, 30, 9))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask8': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2675,8 +2684,10 @@ RULES = Rules(
                 Jump('if_4_end'),
                 Label('if_4_else'), Label('if_4_end'), Jump('for_u_3_top'),
                 Label('for_u_3_end'), Label('rally_switched_2_end'),
-            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), 'rulesets/monmouth/molly_pitcher.mst', (37, 37, 37, 37, 37, 38, 39, 39,
-                40, 41, 39, 38, 44, 45, 46, 44, 48, 49, 50, 51, 49, 37), 'rulesets/series/rally.mst', (11, 11, 11, 11, 11, 12, 13, 14, 15, 13, 11))),
+            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), (44, 44, 44, 9, 44), 'rulesets/monmouth/molly_pitcher.mst', (37, 37, 37,
+                37, 37, 38, 39, 39, 40, 41, 39, 38, 44, 45, 46, 44, 48, 49, 50, 51, 49, 37), (9, 62, 62, 62, 62, 13, 17, 17, 21, 21, 17, 13, 13, 17,
+                17, 13, 17, 17, 21, 21, 17, 62), 'rulesets/series/rally.mst', (11, 11, 11, 11, 11, 12, 13, 14, 15, 13, 11), (5, 43, 43, 43, 43, 9, 9,
+                13, 13, 9, 43))),
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit'}, code=(
@@ -2690,7 +2701,7 @@ RULES = Rules(
                     args=defensive_artillery_fire_phase__fire__artillery_fire_args, into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (44, 45, 46, 45, 48, 43))),
+            ), lines=lines_at('rulesets/series/fire.mst', (44, 45, 46, 45, 48, 43), (9, 9, 13, 9, 9, 36))),
         'artillery_fire': procedure(
             name='artillery_fire', title='Artillery Fire', kind='procedure', params=('target', 'side'), types={'_ask9': 'bool', '_for_a': 'units',
                 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side',
@@ -2726,15 +2737,16 @@ RULES = Rules(
                 Label('if_3_else'), Exec(artillery_fire__to_hit__say_2),
                 Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), 'rulesets/monmouth/scenarios.mst', (459,
-                459, 460, 459), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85, 86, 87, 84, 89, 80))),
+            ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), (9, 9, 9, 9, 9, 13, 13, 17, 17, 13, 9,
+                9), 'rulesets/monmouth/scenarios.mst', (459, 459, 460, 459), (9, 49, 13, 49), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85,
+                86, 87, 84, 89, 80), (32, 9, 9, 9, 9, 13, 13, 13, 9, 13, 32))),
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
                 Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101))),
+            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101), (9, 9, 9))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -2757,7 +2769,8 @@ RULES = Rules(
                 Exec(rifle_fire_phase__results__set_rifle_result),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118))),
+            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118), (38, 36,
+                9, 9, 9, 9, 13, 13, 9, 9, 9, 9, 9, 13, 13, 9))),
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit'}, code=(
                 # § series 10.2, 10.3
@@ -2769,7 +2782,7 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='rifle_fire', args=Passed((('target', 'target'), ('side', 'side'))), into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (138, 139, 140, 139, 142, 137))),
+            ), lines=lines_at('rulesets/series/fire.mst', (138, 139, 140, 139, 142, 137), (9, 9, 13, 9, 9, 16))),
         'rifle_fire': procedure(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask10': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
@@ -2813,9 +2826,10 @@ RULES = Rules(
                 Label('if_4_else'), Exec(rifle_fire__to_hit__say_2),
                 Label('if_4_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150,
-                155), 'rulesets/monmouth/scenarios.mst', (466, 466, 467, 466), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162, 162, 163, 164,
-                162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159))),
+            ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150, 155), (9, 9, 9, 9, 9, 13, 13, 17, 13, 9,
+                9), 'rulesets/monmouth/scenarios.mst', (466, 466, 467, 466), (9, 49, 13, 49), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162,
+                162, 163, 164, 162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159), (38, 9, 9, 9, 9, 9, 13, 13, 9, 9, 9, 13, 9, 9, 13, 13,
+                13, 9, 13, 38))),
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_combat': 'combats', '_for_u': 'units',
                 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
@@ -2848,8 +2862,9 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
-                231), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232, 231), (9, 50, 13,
+                50), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31), (31, 31, 31, 9, 9, 31, 34, 34, 34,
+                34, 9, 34, 9, 9))),
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2859,7 +2874,7 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62), (16, 16, 16, 9, 16))),
         'close_combat': procedure(
             name='close_combat', title='Close Combat', kind='procedure', params=('combat',), types={'_ask11': 'bool', '_ask12': 'bool',
                 '_ask13': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit',
@@ -3009,12 +3024,15 @@ RULES = Rules(
                 Label('if_18_else'), Label('if_18_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219,
-                218), 'rulesets/monmouth/scenarios.mst', (452, 452, 452, 452, 453, 452), 'rulesets/series/close_combat.mst', (224, 225, 225, 225,
-                226, 225, 228, 224, 230, 231, 232, 231, 237, 238, 238, 239, 239, 239, 239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238,
-                237, 259, 260, 266, 267, 268, 269, 270, 271, 272, 273, 271, 277, 281, 282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291,
-                292, 293, 291, 290, 296, 297, 296, 281, 304, 305, 308, 309, 310, 311, 312, 313, 312, 317, 318, 317, 321, 322, 321, 324, 325, 324,
-                331, 332, 331, 335, 336, 335, 341, 342, 343, 342, 345, 346, 345, 341, 356, 357, 359))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219, 218), (9, 9, 9, 9,
+                13, 9, 9, 9, 9, 9, 9, 9, 13, 9), 'rulesets/monmouth/scenarios.mst', (452, 452, 452, 452, 453, 452), (9, 49, 49, 49, 13,
+                49), 'rulesets/series/close_combat.mst', (224, 225, 225, 225, 226, 225, 228, 224, 230, 231, 232, 231, 237, 238, 238, 239, 239, 239,
+                239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238, 237, 259, 260, 266, 267, 268, 269, 270, 271, 272, 273, 271, 277, 281,
+                282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290, 296, 297, 296, 281, 304, 305, 308, 309, 310, 311,
+                312, 313, 312, 317, 318, 317, 321, 322, 321, 324, 325, 324, 331, 332, 331, 335, 336, 335, 341, 342, 343, 342, 345, 346, 345, 341,
+                356, 357, 359), (9, 13, 13, 13, 17, 13, 13, 9, 9, 9, 13, 9, 44, 9, 9, 13, 13, 13, 13, 17, 17, 21, 17, 17, 17, 21, 17, 13, 13, 9, 44,
+                9, 9, 9, 9, 9, 9, 9, 9, 13, 13, 9, 34, 42, 9, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 9, 42, 9, 9, 9, 9, 9, 9,
+                9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 47, 9, 13, 9, 13, 17, 13, 47, 9, 9, 16))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -3042,7 +3060,7 @@ RULES = Rules(
                 Label('for_u_1_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/close_combat.mst', (364, 365, 367, 368, 369, 370, 371, 369, 367, 375, 375, 375, 375, 376, 377, 378,
-                377, 375, 365))),
+                377, 375, 365), (9, 9, 13, 17, 17, 21, 21, 17, 13, 13, 13, 13, 13, 17, 17, 21, 17, 13, 9))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3067,7 +3085,8 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (388, 389, 389, 389, 389, 390, 389, 388, 393, 394, 394, 394, 394, 395, 394, 393))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (388, 389, 389, 389, 389, 390, 389, 388, 393, 394, 394, 394, 394, 395, 394,
+                393), (20, 9, 9, 9, 9, 13, 9, 20, 20, 9, 9, 9, 9, 13, 9, 20))),
         'bring_on_a_reinforcement': procedure(
             name='bring_on_a_reinforcement', title='bring on a reinforcement', kind='procedure', params=('side',), types={'h': 'hex', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -3077,13 +3096,13 @@ RULES = Rules(
                 Choose(var='h', options=bring_on_a_reinforcement__enter__h_options, chooser=Bound('side'), kind='hex', prompt='choose the hex',
                     mode=''),
                 Exec(bring_on_a_reinforcement__enter__place),
-            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (211, 212, 213))),
+            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (211, 212, 213), (9, 9, 9))),
         'lee_penalty': procedure(
             name='lee_penalty', title="Lee's penalty", kind='procedure', params=(), types={}, code=(
                 Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),  # § monmouth 4.31
                 Call(procedure='adjust_army_morale', args=lee_penalty__penalty__adjust_army_morale_args, into=None),
                 Exec(lee_penalty__penalty__set_sidebar_vp),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (78, 79, 80))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (78, 79, 80), (9, 9, 9))),
         'command_and_control_phase': procedure(
             name='command_and_control_phase', title='Command & Control Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'impact': 'code', 'picked': 'cell:cc_identification', 'side': 'side', 'u': 'unit'}, code=(
@@ -3116,7 +3135,7 @@ RULES = Rules(
                 Jump('for_u_3_top'),
                 Label('for_u_3_end'),
             ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (104, 104, 104, 105, 106, 107, 104, 110, 111, 110, 113, 114, 114, 114, 115,
-                114, 117, 118, 118, 118, 119, 118))),
+                114, 117, 118, 118, 118, 119, 118), (33, 33, 33, 9, 9, 9, 33, 34, 9, 34, 36, 37, 37, 37, 9, 37, 34, 35, 35, 35, 9, 35))),
         'result:retreat': procedure(
             name='result:retreat', title='Retreat', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
@@ -3127,7 +3146,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
+            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31), (9, 9, 13, 9))),
         'result:disruption': procedure(
             name='result:disruption', title='Disruption', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
@@ -3138,7 +3157,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
+            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43), (9, 9, 13, 9))),
         'result:one_step_loss': procedure(
             name='result:one_step_loss', title='One-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
@@ -3149,7 +3168,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
+            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54), (9, 9, 13, 9))),
         'result:two_step_loss': procedure(
             name='result:two_step_loss', title='Two-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'one_step', 'here', 'second'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
@@ -3167,7 +3186,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (65, 66, 67, 68, 69, 70, 68, 72, 73, 72))),
+            ), lines=lines_at('rulesets/series/results.mst', (65, 66, 67, 68, 69, 70, 68, 72, 73, 72), (9, 9, 9, 9, 13, 13, 9, 9, 13, 9))),
         'result:captured_defender_choice': procedure(
             name='result:captured_defender_choice', title="Captured, Defender's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3175,7 +3194,7 @@ RULES = Rules(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_defender_choice__capture_one_args, into=None),
                 Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
                     labels=Labels((), (('drm', 'morale_drm'),))),
-            ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
+            ), lines=lines_at('rulesets/series/results.mst', (84, 85), (9, 9))),
         'result:captured_attacker_choice': procedure(
             name='result:captured_attacker_choice', title="Captured, Attacker's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3183,7 +3202,7 @@ RULES = Rules(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_attacker_choice__capture_one_args, into=None),
                 Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
                     labels=Labels((), (('drm', 'morale_drm'),))),
-            ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
+            ), lines=lines_at('rulesets/series/results.mst', (93, 94), (9, 9))),
         'result:pin': procedure(
             name='result:pin', title='Pinned', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'u', '_for_u'), types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3202,7 +3221,8 @@ RULES = Rules(
                 Exec(result__pin__set_pin_group),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112))),
+            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112), (9, 9, 9, 9, 13, 9, 9,
+                9, 9, 9, 13, 13, 9))),
         'result:leader_casualty': procedure(
             name='result:leader_casualty', title='Leader Casualty', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'leaders', 'casualty'), types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side',
@@ -3213,22 +3233,22 @@ RULES = Rules(
                 Exec(result__leader_casualty__eliminate),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128))),
+            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128), (9, 9, 13, 13, 9))),
         'trigger:army_demoralized': procedure(
             name='trigger:army_demoralized', title='An army is demoralized', kind='procedure', params=('old', 'new', 'side'), types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
                 Label('step:do'), Exec(trigger__army_demoralized__win),
-            ), lines=lines_at('rulesets/series/army_morale.mst', (42,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (42,), (10,))),
         'trigger:momentum_lost_on_capture': procedure(
             name='trigger:momentum_lost_on_capture', title='A +2 unit captured at full strength', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='lose_momentum', args=trigger__momentum_lost_on_capture__lose_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/momentum.mst', (59,))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (59,), (10,))),
         'trigger:note_retreat': procedure(
             name='trigger:note_retreat', title='A retreat is recorded', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (240,))),
+            ), lines=lines_at('rulesets/series/results.mst', (240,), (10,))),
         'trigger:leaders_captured': procedure(
             name='trigger:leaders_captured', title='Leaders alone are captured', kind='procedure', params=('unit', 'hex', 'l',
                 '_for_l'), types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(
@@ -3238,21 +3258,21 @@ RULES = Rules(
                 Exec(trigger__leaders_captured__capture),
                 Jump('for_l_1_top'),
                 Label('for_l_1_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229))),
+            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229), (9, 9, 9, 13, 9))),
         'trigger:step_lost_vp': procedure(
             name='trigger:step_lost_vp', title='A step lost', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (23,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (23,), (10,))),
         'trigger:eliminated_vp': procedure(
             name='trigger:eliminated_vp', title='A unit eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__eliminated_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (29,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (29,), (10,))),
         'trigger:captured_vp': procedure(
             name='trigger:captured_vp', title='A unit captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (35,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (35,), (10,))),
         'trigger:arrival': procedure(
             name='trigger:arrival', title='A reinforcement arrives', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3265,22 +3285,22 @@ RULES = Rules(
                 Exec(trigger__arrival__set_held_back_waiting),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (31, 32, 33, 32, 35, 36, 37, 35))),
+            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (31, 32, 33, 32, 35, 36, 37, 35), (9, 9, 13, 9, 9, 13, 13, 9))),
         'trigger:lee_reaches_21xx': procedure(
             name='trigger:lee_reaches_21xx', title='Lee reaches hex row 21xx', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_reaches_21xx__set_lee_reached_21xx),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (50,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (50,), (14,))),
         'trigger:lee_fails_to_advance': procedure(
             name='trigger:lee_fails_to_advance', title='Lee is not on or east of hex row 21xx', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='lee_penalty', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (60,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (60,), (14,))),
         'trigger:lee_falls_back': procedure(
             name='trigger:lee_falls_back', title='Lee moves west of hex row 21xx', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='lee_penalty', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (69,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (69,), (14,))),
         'trigger:lee_relieved_of_command': procedure(
             name='trigger:lee_relieved_of_command', title='Washington relieves Lee', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3290,56 +3310,56 @@ RULES = Rules(
                 Exec(trigger__lee_relieved_of_command__halt_2),
                 Call(procedure='adjust_army_morale', args=trigger__lee_relieved_of_command__adjust_army_morale_args, into=None),
                 Exec(trigger__lee_relieved_of_command__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (98, 99, 100, 101, 102, 103))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (98, 99, 100, 101, 102, 103), (13, 13, 13, 13, 13, 13))),
         'trigger:lee_dies': procedure(
             name='trigger:lee_dies', title='Lee is a casualty', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_dies__set_lee_casualty),
                 Exec(trigger__lee_dies__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (130, 131))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (130, 131), (9, 9))),
         'trigger:lee_captured': procedure(
             name='trigger:lee_captured', title='Lee is captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_dies__set_lee_casualty),
                 Exec(trigger__lee_dies__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (139, 140))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (139, 140), (9, 9))),
         'trigger:steuben_leaves': procedure(
             name='trigger:steuben_leaves', title='Von Steuben leaves for the rear', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Exec(trigger__steuben_leaves__remove_from_play),
                 Exec(trigger__steuben_leaves__set_steuben_withdrawn),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (172, 173))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (172, 173), (9, 9))),
         'trigger:leader_eliminated_vp': procedure(
             name='trigger:leader_eliminated_vp', title='A leader eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (226,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (226,), (10,))),
         'trigger:leader_captured_vp': procedure(
             name='trigger:leader_captured_vp', title='A leader captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (232,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (232,), (10,))),
         'trigger:countermarched_off_the_board': procedure(
             name='trigger:countermarched_off_the_board', title='Countermarched off the board', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__countermarched_off_the_board__set_countermarched_off),
                 Call(procedure='adjust_army_morale', args=trigger__countermarched_off_the_board__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (174, 175))),
+            ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (174, 175), (13, 13))),
         'trigger:american_sp_eliminated': procedure(
             name='trigger:american_sp_eliminated', title='American SPs eliminated', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (46,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (46,), (10,))),
         'trigger:american_sp_captured': procedure(
             name='trigger:american_sp_captured', title='American SPs captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (52,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (52,), (10,))),
         'trigger:american_sp_shattered': procedure(
             name='trigger:american_sp_shattered', title='American SPs shattered', kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (58,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (58,), (10,))),
         'trigger:objective_control': procedure(
             name='trigger:objective_control', title='A terrain objective changes hands', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
@@ -3353,17 +3373,17 @@ RULES = Rules(
                 Exec(trigger__objective_control__set_parsonage_control),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (150, 151, 150, 153, 154, 153, 156, 157, 156))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (150, 151, 150, 153, 154, 153, 156, 157, 156), (9, 13, 9, 9, 13, 9, 9, 13, 9))),
         'trigger:british_sp_eliminated': procedure(
             name='trigger:british_sp_eliminated', title='British SPs eliminated', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (281,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (281,), (10,))),
         'trigger:british_sp_captured': procedure(
             name='trigger:british_sp_captured', title='British SPs captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (287,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (287,), (10,))),
     },
     triggers=(
         TriggerSpec(name='army_demoralized', title='An army is demoralized', event='changed:army_morale',

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b2c4277523baabfff90a78480736e34b124740a49577a26e7dfa77308b3ff581'
+RULES_HASH = '1114e91ea1bfca4ae8844f68e30137326ff4b57be017476526042b0bb05a49f0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

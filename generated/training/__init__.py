@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '286636aa030d8f5d3f18b78706c808b669f8177567320f6189adb34c787a9577'
+RULES_HASH = '3424eea8e9989d8525b14895111d4d20a341da22c1bb0b9758528b7a4efa3695'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
