@@ -44,25 +44,39 @@ def labelled_parameters(r: ir.Ruleset) -> dict[str, frozenset[str]]:
         ml.name: {m.amount.name for m in ml.modifiers if isinstance(m.amount, ir.Binding)}
         for ml in r.modifiers
     }
-    found: dict[str, set[str]] = {}
     all_bodies = list(bodies(r))
-    for name, params, body in all_bodies:
-        rolled = (s.modifiers for s in ir.statements(body) if isinstance(s, ir.Roll))
-        found[name] = {p for m in rolled if m for p in read.get(m, ()) if p in params}
-    changed = True
-    while changed:
-        changed = False
-        found[ANY_RESULT] = {p for n, ps in found.items() if n.startswith("result:") for p in ps}
-        for name, params, body in all_bodies:
-            for stmt in ir.statements(body):
-                for _param, arg in _handed_on(stmt, found):
-                    if isinstance(arg, ir.Binding) and arg.name in params - found[name]:
-                        found[name].add(arg.name)
-                        changed = True
+    found = {name: _rolled(params, body, read) for name, params, body in all_bodies}
+    while _spread(all_bodies, found):
+        pass
     return {name: frozenset(ps) for name, ps in found.items() if ps}
 
 
-def _handed_on(stmt: ir.TStmt, found: dict[str, set[str]]) -> Iterator[tuple[str, ir.TExpr]]:
+def _rolled(
+    params: frozenset[str], body: tuple[ir.TStmt, ...], read: dict[str, set[str]]
+) -> set[str]:
+    """The body's parameters that an entry of a list it rolls with reads bare."""
+    out: set[str] = set()
+    for stmt in ir.statements(body):
+        if isinstance(stmt, ir.Roll) and stmt.modifiers:
+            out |= read.get(stmt.modifiers, set()) & params
+    return out
+
+
+def _spread(all_bodies: list[Body], found: dict[str, set[str]]) -> bool:
+    """One round: a parameter passed bare as a labelled one of a body called is
+    labelled too. Whether the round found any."""
+    found[ANY_RESULT] = {p for n, ps in found.items() if n.startswith("result:") for p in ps}
+    changed = False
+    for name, params, body in all_bodies:
+        for stmt in ir.statements(body):
+            for arg in _handed_on(stmt, found):
+                if isinstance(arg, ir.Binding) and arg.name in params - found[name]:
+                    found[name].add(arg.name)
+                    changed = True
+    return changed
+
+
+def _handed_on(stmt: ir.TStmt, found: dict[str, set[str]]) -> Iterator[ir.TExpr]:
     """The arguments of a call or `apply` that become a modifier in the body called."""
     if isinstance(stmt, ir.CallProc):
         wanted = found.get(stmt.proc, set())
@@ -72,7 +86,7 @@ def _handed_on(stmt: ir.TStmt, found: dict[str, set[str]]) -> Iterator[tuple[str
         return
     for param, arg in stmt.args:
         if param in wanted:
-            yield param, arg
+            yield arg
 
 
 def call_labels(
