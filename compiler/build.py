@@ -26,7 +26,7 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.backends.print_and_play import print_steps
+from compiler.backends.print_and_play.steps import print_steps
 from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset

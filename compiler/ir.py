@@ -7,6 +7,7 @@ generator, `muster dump`, print-and-play) read only this. Frozen throughout.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -986,3 +987,13 @@ class Ruleset:
     bot_weights: tuple[BotWeights, ...] = ()
     terrain_changes: tuple[TerrainChange, ...] = ()
     exits: tuple[Exit, ...] = ()
+
+
+def statements(body: tuple[TStmt, ...]) -> Iterator[TStmt]:
+    """Every statement of a body, nested ones (in ifs, loops, asks) included."""
+    for stmt in body:
+        yield stmt
+        for name in ("body", "orelse", "yes", "no"):
+            inner = getattr(stmt, name, None)
+            if isinstance(inner, tuple):
+                yield from statements(inner)

@@ -243,14 +243,19 @@ def join_combats(s: State, u: int) -> None:
 
 @effect(("u", "unit"))
 def halt(s: State, u: int) -> None:
-    """The unit moves no further this movement phase (it has finished its move)."""
+    """The unit moves no further in its side's movement phase: given during it, the
+    unit has finished its move; given before it in the same turn (a step at the
+    start of the player turn, an earlier phase), the unit does not move in it. A
+    halt given once its side has moved that turn lapses with the turn."""
+    side = s.game.rules.units[u].side
     for frame in reversed(s.stack):
-        if frame.prim and frame.proc == "move_units":
+        if frame.prim and frame.proc == "move_units" and frame.b["side"] == side:
             if frame.b["active"] == u:
                 frame.b["active"] = -1
             if u not in frame.b["moved"]:
                 frame.b["moved"] = (*frame.b["moved"], u)
             return
+    s.halted[u] = s.vars["turn"]
 
 
 @effect(("side", "side"), ("points", "number"))

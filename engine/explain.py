@@ -30,7 +30,7 @@ from engine.primitives.movement import Refused
 from engine.queries import units_in
 from engine.restrictions import allowance, binding, max_hexes, may_end, refused_end, refused_entry
 from engine.state import ON_MAP, Frame, State
-from engine.tables import column_label, modifiers_of
+from engine.tables import column_label, itemised
 from engine.terrain_state import board_of, change_index
 
 
@@ -289,6 +289,10 @@ def _turn_refusal(s: State, frame: Frame, u: int, step: Reason) -> Reason | None
     prim = primitive("move_units")
     if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
         return _hook(s, frame, "who", f"{name} does not move in this phase.")
+    if u in b["moved"] and s.halted.get(u) == s.vars["turn"]:
+        return Reason(
+            f"{name} was halted before this phase: it does not move in it.", step.title, step.cite
+        )
     if u in b["moved"]:
         return Reason(
             f"{name} has finished its move: each unit completes its movement "
@@ -667,9 +671,7 @@ def _table_preview(s: State, instr: Roll, bindings: dict[str, Any]) -> RollPrevi
 
 def _modifiers(s: State, name: str, bindings: dict[str, Any]) -> tuple[Modifier, ...]:
     out = []
-    for label, amount in modifiers_of(s, name, bindings):
-        _title, cite, provisional = s.game.rules.sources.get(
-            f"modifier:{name}:{label}", ("", "", "")
-        )
+    for label, amount, key in itemised(s, name, bindings):
+        _title, cite, provisional = s.game.rules.sources.get(key, ("", "", ""))
         out.append(Modifier(label, amount, cite, provisional))
     return tuple(out)

@@ -123,12 +123,14 @@ class JumpIfEmpty(Instruction):
 
 @dataclass(frozen=True, slots=True)
 class Call(Instruction):
-    """Run procedure `procedure` with the bindings `args` gives; its result into `into`."""
+    """Run procedure `procedure` with the bindings `args` gives; its result into `into`.
+    `labels` (engine/operands.py) names the number arguments a roll's modifier reads."""
 
     opcode: ClassVar[str] = "call"
     procedure: str
     args: Fn
     into: str | None
+    labels: Fn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +161,13 @@ class EndGame(Instruction):
 
 @dataclass(frozen=True, slots=True)
 class ApplyResult(Instruction):
-    """`apply code(args)`: run the procedure of the result code `result` gives."""
+    """`apply code(args)`: run the procedure of the result code `result` gives
+    (`labels`: as a `Call`'s)."""
 
     opcode: ClassVar[str] = "apply"
     result: Fn
     args: Fn
+    labels: Fn | None = None
 
 
 @dataclass(frozen=True, slots=True)

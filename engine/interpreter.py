@@ -258,6 +258,8 @@ def _call(s: State, f: Frame, instr: ins.Call) -> None:
     bindings = instr.args(s, f.b)
     if instr.into:
         bindings["_into"] = instr.into
+    if instr.labels is not None:
+        bindings.update(instr.labels(s, f.b))
     proc = s.game.rules.procedures[instr.procedure]
     for var in s.game.resets.get(proc.name, ()):
         rules = s.game.rules
@@ -309,8 +311,9 @@ def _apply_result(s: State, f: Frame, instr: ins.ApplyResult) -> None:
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return
+    labels = instr.labels(s, f.b) if instr.labels is not None else {}
     s.stack.append(
-        Frame(result.procedure, 0, {**bindings, "_code": code, "_args": tuple(bindings)})
+        Frame(result.procedure, 0, {**bindings, **labels, "_code": code, "_args": tuple(bindings)})
     )
 
 
@@ -320,9 +323,8 @@ def _apply_result(s: State, f: Frame, instr: ins.ApplyResult) -> None:
 def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
     var, kind, mode = instr.var, instr.kind, instr.mode
     options = tuple(instr.options(s, f.b))
-    if not options and mode != "maybe":
-        where = s.game.rules.procedures[f.proc].lines[f.pc]
-        raise RulesError(f"nothing to choose from for {var!r} ({where})")
+    if not options and mode != "maybe":  # (the note names the rule: `_note_where`)
+        raise RulesError(f"nothing to choose from for {var!r}")
     if not options:
         f.b[var] = -1
         f.pc += 1

@@ -16,6 +16,13 @@ class RulesError(Exception):
     """A rule file asked for something impossible at run time (a bug in the rules)."""
 
 
+# The errors a rule itself raises when it asks the impossible at run time: an
+# empty choice (RulesError), a lookup off a table (ValueError), a division by
+# zero. Only with the engine's note naming the rule (`engine.sources.rule_note_of`)
+# are they the rules' fault; without it, a failure is Muster's own.
+RULE_FAULTS = (RulesError, ValueError, ArithmeticError)
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """A point where the game waits: a player's decision or a chance event.

@@ -41,3 +41,27 @@ class Passed:
 
     def __call__(self, s: Any, b: dict[str, Any]) -> dict[str, Any]:
         return {param: b[name] for param, name in self.pairs}
+
+
+# The binding that names what a caller passed as a number argument a roll's
+# modifier reads (`Labels`): the `define` it called, by name.
+LABEL = "_label_"
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """What each number argument of a call is, for the modifier of a roll that reads it:
+    the `define` the caller called for it, (parameter, define) pairs in `named`, or
+    the name the caller's own binding carries, (parameter, binding) pairs in `passed`.
+    The account then itemises the modifier by the define's title, not by the catch-all
+    label of the list's entry."""
+
+    named: tuple[tuple[str, str], ...] = ()
+    passed: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, s: Any, b: dict[str, Any]) -> dict[str, str]:
+        out = {LABEL + param: define for param, define in self.named}
+        for param, name in self.passed:
+            if LABEL + name in b:
+                out[LABEL + param] = b[LABEL + name]
+        return out

@@ -409,11 +409,14 @@ def to_json(s: State) -> dict[str, Any]:
 
 def _unit_json(s: State, u: int) -> dict[str, Any]:
     h = s.unit_hex[u]
-    return {
+    out = {
         "hex": s.game.rules.board.labels[h] if h >= 0 else None,
         "steps_lost": s.unit_loss[u],
         "status": STATUS_NAMES[s.unit_status[u]],
     }
+    if u in s.halted:  # (the turn of its halt; written only when halted)
+        out["halted"] = s.halted[u]
+    return out
 
 
 def _combat_json(s: State, c: Combat) -> dict[str, Any]:
@@ -448,7 +451,7 @@ FIELDS = (
     "winner",
     "level",
 )
-UNIT_FIELDS = ("hex", "steps_lost", "status")
+UNIT_FIELDS = ("hex", "steps_lost", "status", "halted")
 COMBAT_FIELDS = ("side", "attackers", "defenders", "attack_hexes", "defense_hexes")
 
 
@@ -549,6 +552,8 @@ def _load_units(s: State, data: dict[str, Any]) -> None:
         status = u.get("status", "map" if u.get("hex") else "not_entered")
         _name(status, f"{path}.status", STATUS_NAMES, "unit status")
         s.unit_status[i] = STATUS_NAMES.index(status)
+        if "halted" in u:
+            s.halted[i] = _int(u["halted"], f"{path}.halted")
 
 
 def _load_combats(s: State, data: dict[str, Any]) -> None:

@@ -330,6 +330,7 @@ class State:
         "events",
         "fired",
         "game",
+        "halted",
         "level",
         "messages",
         "move_number",
@@ -360,6 +361,9 @@ class State:
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n
+        # Units halted (`halt`) outside their side's movement phase, each with the
+        # turn it was given in: that turn's movement phase of its side moves it not.
+        self.halted: dict[int, int] = {}
         self.combats: list[Combat] = []
         self.bags: dict[str, tuple[str, ...]] = dict(rules.bags)
         # Markers drawn from each bag and set aside until the bag is refilled.
@@ -437,6 +441,7 @@ class State:
         other.unit_hex = list(self.unit_hex)
         other.unit_loss = list(self.unit_loss)
         other.unit_status = list(self.unit_status)
+        other.halted = dict(self.halted)
         other.combats = [c.copy() for c in self.combats]
         other.bags = dict(self.bags)
         other.drawn = dict(self.drawn)

@@ -6,19 +6,34 @@ from typing import Any
 
 from engine.events import say
 from engine.firing import fired
+from engine.operands import LABEL, Bound
 from engine.rules import TableSpec
 from engine.state import State
 
 
 def modifiers_of(s: State, name: str, bindings: dict[str, Any]) -> list[tuple[str, int]]:
     """The modifiers of a list that apply here, itemised as (label, amount)."""
+    return [(label, amount) for label, amount, _key in itemised(s, name, bindings)]
+
+
+def itemised(s: State, name: str, bindings: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """The modifiers of a list that apply here as (label, amount, the key of their
+    source in `rules.sources`). An entry that is a number the caller passed
+    (`(drm) "Other modifiers"`) is labelled by the `define` the caller named it
+    with, when it did (`engine.operands.Labels`)."""
     out = []
+    sources = s.game.rules.sources
     for i, m in enumerate(s.game.rules.modifiers[name].modifiers):
         if m.condition is None or m.condition(s, bindings):
             amount = m.amount(s, bindings)
             if amount:
                 fired(s, "modifier", f"{name}#{i}")
-                out.append((m.label, amount))
+                label, key = m.label, f"modifier:{name}:{m.label}"
+                named = isinstance(m.amount, Bound) and bindings.get(LABEL + m.amount.name)
+                if named and f"define:{named}" in sources:
+                    key = f"define:{named}"
+                    label = sources[key][0]
+                out.append((label, amount, key))
     return out
 
 

@@ -20,7 +20,7 @@ from compiler.output_folder import BuildRefused
 from compiler.outputs import OUTPUTS
 from dsl.diagnostics import CompileError
 from engine.errors import BadInput
-from engine.nodes import RulesError
+from engine.nodes import RULE_FAULTS
 from engine.play import SEED_LIMIT, ReplayError
 from engine.sources import rule_note_of
 from muster.workbench import add_commands
@@ -320,14 +320,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as e:  # a bug in Muster, not in its input
         return _internal_error(e)
-
-
-# The errors a rule itself raises when it asks the impossible at run time: an
-# empty choice (RulesError), a lookup off a table (ValueError), a division by
-# zero. Only with the engine's note naming the rule are they the rules' fault
-# (exit 1, the rule's file:line and text); without it, or of another kind, a
-# failure is Muster's own.
-RULE_FAULTS = (RulesError, ValueError, ArithmeticError)
 
 
 def _named_by_user(e: OSError, args: argparse.Namespace) -> bool:

@@ -76,8 +76,9 @@ from engine import instructions as ins
 from engine.describe import automatic_choices, marker_title
 from engine.firing import Firing
 from engine.information import HIDDEN, account_line, hidden_names
-from engine.nodes import RulesError
+from engine.nodes import RULE_FAULTS
 from engine.save import from_json, to_json
+from engine.sources import rule_place_of
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
 from engine.terrain_state import CHANGED_TERRAIN, made_entry
@@ -356,10 +357,11 @@ def _after_call(game: Any, outer: dict[str, Any], procedure: str) -> int | None:
 
 
 def _rules_fail(e: Exception) -> str:
-    """A rule that fails in play (a table with no row for a value, …), as the
-    test's failure: the error and the rule the engine notes it at."""
-    notes = [n.splitlines()[0].rstrip(":") for n in getattr(e, "__notes__", ())]
-    return f"the rules fail here: {e}" + "".join(f" ({n})" for n in notes)
+    """A rule that fails in play (a table with no row for a value, a division by
+    zero, …), as the test's failure: the error and the rule the engine notes it at
+    (file:line:column)."""
+    place = rule_place_of(e)
+    return f"the rules fail here: {e}" + (f" (in the rules, {place})" if place else "")
 
 
 def _waiting(s: State) -> str:
@@ -450,7 +452,7 @@ class Runner:
         for line in play:
             try:
                 self.play(s, line, messages)
-            except (RulesError, ValueError) as e:
+            except RULE_FAULTS as e:
                 raise TestFailure(line, _rules_fail(e)) from e
 
     def play(self, s: State, line: ast.Line, messages: list[str]) -> None:

@@ -41,7 +41,7 @@ from engine.errors import BadInput
 from engine.firing import BRANCHING, Firing, branch_name
 from engine.game import Game
 from engine.rules import Rules
-from engine.sources import NOTE_START, rule_note_of
+from engine.sources import rule_line, rule_place_of
 from engine.state import ON_MAP, State
 
 BOTS = ("random", "eager", "heuristic")
@@ -120,7 +120,8 @@ def _branches(rules: ir.Ruleset, engine: Rules) -> list[Declaration]:
                 continue
             step = next((st for start, st in reversed(starts) if start <= pc), "")
             cites, rule = steps.get((name, step), ((), ""))
-            where = spec.lines[pc] if pc < len(spec.lines) else "?"
+            # (by its line, as the other declarations and the reasons files name it)
+            where = rule_line(spec.lines[pc]) if pc < len(spec.lines) else "?"
             for taken in (True, False):
                 key = branch_name(name, pc, taken)
                 out.append(Declaration("branch", key, where, cites, rule))
@@ -236,9 +237,9 @@ def play_checked(
             if len(problems) > 20:
                 break
     except Exception as e:  # a bug in the engine or the rules: record it and go on
-        # The rule the engine was running, if any: "procedure P at FILE:LINE".
-        note = rule_note_of(e)
-        where = f" ({note.splitlines()[0].rstrip(':').removeprefix(NOTE_START)})" if note else ""
+        # The rule the engine was running, if any: "procedure P at FILE:LINE:COLUMN".
+        place = rule_place_of(e)
+        where = f" ({place})" if place else ""
         problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}{where}"))
     run.games += 1
     run.moves += s.move_number

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from PIL import Image
 
 from compiler import ir
-from compiler.backends.print_and_play import render_map  # map_render by way of its importer
 from compiler.backends.print_and_play.mix import counter_mix, face_names
 from compiler.backends.print_and_play.paint import paint
+from compiler.backends.print_and_play.steps import render_map  # map_render by way of its importer
 from compiler.map.model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles

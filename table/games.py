@@ -24,10 +24,11 @@ from engine import chance, explain
 from engine.bots import make_bot
 from engine.describe import unit_name as describe_unit
 from engine.game import Game
-from engine.interpreter import RulesError
 from engine.move_paths import MovePath, cheapest_paths, why_out_of_reach
+from engine.nodes import RULE_FAULTS
 from engine.play import LOG_FORMAT, SEEDED, chained, ending
 from engine.save import to_json
+from engine.sources import rule_failure
 from engine.state import State
 from table.seats import Seats
 
@@ -153,13 +154,16 @@ class TableGame:
         moves, account, chances = len(self.log), len(self.account), self.chance_count
         try:
             self._apply(s, action)
-        except RulesError as e:
+        except RULE_FAULTS as e:
+            failure = rule_failure(e)
+            if failure is None:
+                raise
             del self.log[moves:]
             del self.account[account:]
             self.chance_count = chances
             if self.history and self.history[-1].state.move_number == self.state.move_number:
                 self.history.pop()
-            raise TableError(f"the rules could not go on: {e}", 500) from e
+            raise TableError(f"the rules could not go on: {failure}", 500) from e
 
     def run_on(self) -> None:
         """Let the bots decide and the dice fall until a person must act (or the game ends).
@@ -170,20 +174,23 @@ class TableGame:
             s = self.state.clone()
             limit = self.game.max_game_length()
             while not s.is_terminal() and s.move_number < limit:
-                if s.is_chance_node():
-                    if self.waits_for_roll(s):
-                        break
-                    self._apply(s, chance.sample(s, self.seed))
-                elif s.current_player() in self.humans:
+                if s.is_chance_node() and self.waits_for_roll(s):
                     break
-                else:
-                    before = s.clone()
-                    try:
+                if not s.is_chance_node() and s.current_player() in self.humans:
+                    break
+                before = s.clone()
+                try:
+                    if s.is_chance_node():
+                        self._apply(s, chance.sample(s, self.seed))
+                    else:
                         self._apply(s, self.bots[s.current_player()].step(s))
-                    except RulesError as e:
-                        self.account.append(f"The bot's move failed in the rules: {e}")
-                        s = before
-                        break
+                except RULE_FAULTS as e:
+                    failure = rule_failure(e)
+                    if failure is None:
+                        raise
+                    self.account.append(f"The game cannot go on, the rules fail: {failure}")
+                    s = before
+                    break
             self.state = s
 
     @contextmanager

@@ -67,8 +67,10 @@ from engine import explain
 from engine.bots import BOTS
 from engine.errors import BadInput
 from engine.game import Game
+from engine.nodes import RULE_FAULTS
 from engine.play import LOG_FORMAT, SEED_LIMIT
 from engine.save import check_depth, from_json, to_json
+from engine.sources import rule_failure
 from table.board import Board, draw_board
 from table.games import TableError, TableGame, move_record
 from table.guard import Guard, body_of
@@ -143,7 +145,14 @@ class Table:
             game = self.package.load_game(params)
         except BadInput as e:
             raise TableError(str(e), 400) from e
-        return self.seat(game, game.new_initial_state(), side, bot, seed, invite)
+        try:
+            state = game.new_initial_state()
+        except RULE_FAULTS as e:
+            failure = rule_failure(e)
+            if failure is None:
+                raise
+            raise TableError(f"the game cannot start, the rules fail: {failure}", 500) from e
+        return self.seat(game, state, side, bot, seed, invite)
 
     def seat(
         self, game: Game, state: Any, side: str, bot: str, seed: int | None, invite: bool = False

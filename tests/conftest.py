@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import types
 from pathlib import Path
 
@@ -158,3 +159,20 @@ def first_movement(game: Game, changed: tuple[str, ...] = (), **hexes: str) -> S
     if changed:
         data["vars"][CHANGED_TERRAIN] = list(changed)
     return from_json(game, data)
+
+
+def training_failing_in_combat(tmp_path: Path, statement: str, more: str = "") -> Path:
+    """The training battle with a step before each close combat's roll that
+    runs `statement` (and `more` declarations): a rule that fails in play."""
+    folder = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    battle = folder / "battle.mst"
+    battle.write_text(
+        battle.read_text(encoding="utf-8").replace(
+            "    step roll: roll combat_table",
+            f"    step bonus: {statement}\n    step roll: roll combat_table",
+        )
+        + more,
+        encoding="utf-8",
+    )
+    return folder

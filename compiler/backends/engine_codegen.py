@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from compiler import ir, restriction_parts
+from compiler.backends.modifier_labels import ANY_RESULT, call_labels, labelled_parameters
 from compiler.backends.pysource import (
     pyident,
     pyrepr,
@@ -247,6 +248,9 @@ class Codegen:
                 self.hex_sets.setdefault(hexes, f"ZONE_{name.upper()}")
         self.index = self._indices()
         self.sources = declaration_sources(rules)
+        # The parameters whose number a roll's modifier reads, by body (a call passing
+        # one names it: modifier_labels.py).
+        self.labelled = labelled_parameters(rules)
         # The named constants the code reads: name -> (kind, index).
         self.constants: dict[str, tuple[str, int]] = {}
         # Defines of one unit that read only its printed values: define name -> the
@@ -294,6 +298,11 @@ class Codegen:
         """A rule file's line, named the same from any working directory (the
         generated code, and so the rules hash, must not depend on it)."""
         return f"{stable_file_name(span.file)}:{span.line}"
+
+    def position(self, span: Span) -> str:
+        """A rule file's line and column (as `where`): where an instruction's
+        statement starts, which an error raised by it names."""
+        return f"{self.where(span)}:{span.column}"
 
     @contextmanager
     def within(self, *names: str) -> Iterator[None]:
@@ -605,7 +614,7 @@ class Codegen:
         write = self.STATEMENTS.get(type(st))
         if write is None:
             raise ValueError(f"cannot lower {type(st).__name__}")
-        write(self, st, asm, self.where(st.span))
+        write(self, st, asm, self.position(st.span))
 
     def effect_fn(self, line: str, span: Span, role: str) -> str:
         """A compiled block of one effect."""
@@ -732,11 +741,22 @@ class Codegen:
 
     def _apply_result(self, st: ir.ApplyResult, asm: _Assembler, w: str) -> None:
         result = self.lambda_fn(st.result, "result")
-        asm.emit(w, ins.ApplyResult, result=result, args=self.args_fn(st.args, st.span, "result"))
+        args = self.args_fn(st.args, st.span, "result")
+        labels = self.labels(ANY_RESULT, st.args)
+        asm.emit(w, ins.ApplyResult, result=result, args=args, **labels)
 
     def _call_proc(self, st: ir.CallProc, asm: _Assembler, w: str) -> None:
         args = self.args_fn(st.args, st.span, st.proc)
-        asm.emit(w, ins.Call, procedure=repr(st.proc), args=args, into=repr(st.into))
+        labels = self.labels(st.proc, st.args)
+        asm.emit(w, ins.Call, procedure=repr(st.proc), args=args, into=repr(st.into), **labels)
+
+    def labels(self, callee: str, args: tuple[tuple[str, ir.TExpr], ...]) -> dict[str, str]:
+        """The `labels` operand of a call whose arguments become a roll's modifiers
+        (none when none do)."""
+        named, passed = call_labels(self.labelled, callee, args)
+        if not named and not passed:
+            return {}
+        return {"labels": f"Labels({pyrepr(named)}, {pyrepr(passed)})"}
 
     def _call_prim(self, st: ir.CallPrim, asm: _Assembler, w: str) -> None:
         hooks = [f"{n!r}: {self.lambda_fn(v, f'{st.prim}_{n}')}" for n, v in st.lambdas]
@@ -822,7 +842,7 @@ class Codegen:
         on = not step.rule.startswith("!")
         rule = step.rule.lstrip("!")
         asm.emit(
-            self.where(step.span), ins.JumpUnlessSwitch, rule=repr(rule), on=repr(on), target=end
+            self.position(step.span), ins.JumpUnlessSwitch, rule=repr(rule), on=repr(on), target=end
         )
         self.lower_body(step.body, asm)
         asm.mark(end)
@@ -1459,17 +1479,24 @@ class _PrintedValues:
 
 
 def lines_source(lines: list[str]) -> str:
-    """`lines_at('a.mst', (21, 22), 'b.mst', (5,))`: each instruction's rule-file line,
-    its file written once per run."""
-    runs: list[tuple[str, list[str]]] = []
+    """`lines_at('a.mst', (21, 22), (5, 9), 'b.mst', (5,), (1,))`: each instruction's
+    rule-file line and column ("a.mst:21:5"), its file written once per run."""
+    runs: list[tuple[str, list[str], list[str]]] = []
     for where in lines:
-        file, _, line = where.rpartition(":")
+        rest, _, column = where.rpartition(":")
+        file, _, line = rest.rpartition(":")
         if runs and runs[-1][0] == file:
             runs[-1][1].append(line)
+            runs[-1][2].append(column)
         else:
-            runs.append((file, [line]))
-    parts = [f"{pyrepr(file)}, ({', '.join(ls)}{',' if len(ls) == 1 else ''})" for file, ls in runs]
+            runs.append((file, [line], [column]))
+    parts = [f"{pyrepr(file)}, {_ints(ls)}, {_ints(cs)}" for file, ls, cs in runs]
     return f"lines_at({', '.join(parts)})"
+
+
+def _ints(numbers: list[str]) -> str:
+    """A tuple of numbers as Python source: `(21, 22)`, `(5,)`."""
+    return f"({', '.join(numbers)}{',' if len(numbers) == 1 else ''})"
 
 
 def cite_text(prov: ir.Prov) -> str:
@@ -1535,7 +1562,7 @@ def _step_declarations(
     """A step, and the defines its statements hand the engine to explain."""
     title = p.title if st.title in ("", st.name) else f"{p.title}: {st.title}"
     yield f"step:{p.name}:{st.name}", title, p.prov.merged(st.prov)
-    for stmt in _statements(st.body):
+    for stmt in ir.statements(st.body):
         for kind, name, define in _defines_handed_on(stmt):
             if define in defines:
                 d = defines[define]
@@ -1555,16 +1582,6 @@ def _defines_handed_on(stmt: ir.TStmt) -> Iterator[tuple[str, str, str]]:
             options = options.collection
         if isinstance(options, ir.DefineCall):
             yield "choose", stmt.var, options.define
-
-
-def _statements(body: tuple[ir.TStmt, ...]) -> Iterator[ir.TStmt]:
-    """Every statement of a body, nested ones (in ifs, loops, asks) included."""
-    for stmt in body:
-        yield stmt
-        for name in ("body", "orelse", "yes", "no"):
-            inner = getattr(stmt, name, None)
-            if isinstance(inner, tuple):
-                yield from _statements(inner)
 
 
 def stable_file_name(file: str) -> str:

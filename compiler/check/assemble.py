@@ -31,14 +31,9 @@ def assemble(
     declared: Declared,
     bodies: Bodies,
 ) -> ir.Ruleset:
-    """The ruleset's IR; the game must start with a procedure it declares."""
+    """The ruleset's IR (`_playable`: a game can be made of it)."""
     decl = header.decl
-    if header.start not in procs:
-        tools.reporter.error(
-            decl.span,
-            MISSING,
-            f"the ruleset has no procedure {header.start!r} to start the game with",
-        )
+    _playable(tools, header, procs, parts)
     return ir.Ruleset(
         name=decl.name or entry.parent.name,
         title=decl.title or decl.name or "",
@@ -82,6 +77,27 @@ def assemble(
         counter_faces=parts.counter_faces,
         terrain_changes=parts.terrain_changes,
     )
+
+
+def _playable(tools: Tools, header: Header, procs: Procedures, parts: Parts) -> None:
+    """The game starts with a procedure the ruleset declares, and a battle (not a
+    library) is played on a map: else the build and play would fail where the
+    check said ok."""
+    decl = header.decl
+    if header.start not in procs:
+        tools.reporter.error(
+            decl.span,
+            MISSING,
+            f"the ruleset has no procedure {header.start!r} to start the game with",
+        )
+    if parts.map is None and not header.library:
+        tools.reporter.error(
+            decl.span,
+            MISSING,
+            f"the battle {decl.name!r} has no map: the game is played on one",
+            'declare it: `map "Title" { columns 1..10; rows 1..8; default clear }` '
+            "(docs/map.md); rules for battles to import are a library: `library` in the header",
+        )
 
 
 def _defines(decls: Declarations, declared: Declared) -> tuple[ir.Define, ...]:

@@ -367,11 +367,8 @@ def check_color(value: str, span: ir.Span, r: Reporter) -> None:
 
 
 def check_looks(rules: ir.Ruleset, r: Reporter) -> None:
-    """The colours and symbols that counters are drawn with must be drawable.
-
-    Checked when print-and-play components are built, not by `muster check`:
-    the engine does not need them.
-    """
+    """The colours and symbols that counters are drawn with must be drawable
+    (the checker runs it with the counters' text: `print_and_play.mix.check_counters`)."""
     for thing in (*rules.sides, *rules.markers):  # terrain colours are checked with the map
         check_color(thing.color, thing.span, r)
     for f in rules.formations:

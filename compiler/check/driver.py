@@ -46,6 +46,13 @@ def compile_loaded(loaded: Loaded, reporter: Reporter) -> ir.Ruleset:
     reporter.check()
     check_model(ruleset, reporter)
     reporter.check()
+    # What the build draws must be drawable, as muster check says. (Imported here: the
+    # drawing modules read the checker's counter looks, and importing any of them
+    # runs this package's __init__, and so this module.)
+    from compiler.backends.print_and_play.mix import check_counters
+
+    check_counters(ruleset, reporter)
+    reporter.check()
     find_slips(ruleset, loaded.entry.parent, reporter)
     return ruleset
 

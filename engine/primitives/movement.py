@@ -197,7 +197,14 @@ class MoveUnits(Primitive):
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         frame.b.setdefault("between_moves", "")
-        frame.b.update(active=-1, spent=0, hexes=0, strategic=False, moved=(), stop=False)
+        frame.b.update(
+            active=-1,
+            spent=0,
+            hexes=0,
+            strategic=False,
+            moved=_halted(s, frame.b["side"]),
+            stop=False,
+        )
 
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
@@ -679,6 +686,8 @@ class MoveUnits(Primitive):
         if action == space.PASS:
             _end_move(b)
             b["done"] = True
+            for u in b["moved"]:  # (their halts have held for this phase)
+                s.halted.pop(u, None)
         elif space.kind_of(action) == "option":
             # The unit moving now has completed its move; the rules' procedure
             # runs, then the movement goes on.
@@ -744,6 +753,16 @@ def _open_directions(
     )
     roads = board.strategic[a]
     return plain, tuple(d for d in plain if roads >> d & 1)
+
+
+def _halted(s: State, side: int) -> tuple[int, ...]:
+    """The side's units halted (`halt`) before this movement phase in this turn:
+    they have finished their move before it starts. A halt of an earlier turn
+    no longer holds (the unit was to move no further that turn)."""
+    turn = s.vars["turn"]
+    s.halted = {u: t for u, t in s.halted.items() if t == turn}
+    units = s.game.rules.units
+    return tuple(sorted(u for u in s.halted if units[u].side == side))
 
 
 def _end_move(b: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7'
+RULES_HASH = 'ec71cdeaa0c88398258ce1d7b1a2032a0599e9a77e9baa3daf7f6fdbeb30cd84'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

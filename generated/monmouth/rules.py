@@ -21,7 +21,7 @@ from engine import queries as q
 from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, EndPhase, Exec, ForDrop, ForStart, ForTake, Jump, JumpIfEmpty, JumpIfNot,
     JumpUnlessSwitch, Label, Let, Prim, Return, Reveal, Roll, RollDie)
-from engine.operands import Bound, Constant, Passed
+from engine.operands import Bound, Constant, Labels, Passed
 from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
     RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
@@ -425,6 +425,9 @@ def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:173': 
 def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:178': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
 
+def define__fieldworks_morale_drm(s, a_combat):  # 'rulesets/series/close_combat.mst:183': 'Attacked solely across fieldworks' § series 13.5
+    return (1 if define__behind_fieldworks(s, a_combat) else 0)
+
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
 
@@ -611,6 +614,8 @@ def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': '
 
 def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion' § monmouth 6.391
     return (((a_u == UNIT__LENGERKE_GRENADIERS) or (a_u == UNIT__LINSING_GRENADIERS)) or (a_u == UNIT__MINNIGERODE_GRENADIERS))
+
+define__hessian_reluctance = define__examination_penalty  # 'rulesets/monmouth/scenarios.mst:427': 'Hessian Morale Check' § monmouth 6.391
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
@@ -905,13 +910,13 @@ def movement_phase__countermarch__march_args(s, b):  # 'rulesets/monmouth/comman
         'along_roads': s.vars['cc_strategic'][b['u']]}
 def movement_phase__countermarch__set_cc_strategic_2(s, b):  # 'rulesets/monmouth/command_and_control.mst:157' § series 9; monmouth 4.62
     e.set_at(s, 'cc_strategic', b['u'], False)
-def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:427' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:431' § series 9; monmouth 6.391
     return (b['side'] == SIDE__BRITISH)
-def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:428' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:432' § series 9; monmouth 6.391
     return tuple(e0 for e0 in q.units_of(s, SIDE__BRITISH) if (define__hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
-def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:430' § series 9; monmouth 6.391
-    return {'unit': b['u'], 'drm': (-1)}
-def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:434' § series 9; monmouth 6.391
+    return {'unit': b['u'], 'drm': define__hessian_reluctance(s)}
+def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:436' § series 9; monmouth 6.391
     e.set_at(s, 'hessian_holds', b['u'], True)
 def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/monmouth/reinforcements.mst:272' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__in_enemy_zoc(s, b['hex'], b['side'])
@@ -1007,9 +1012,9 @@ def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' §
     e.set_at(s, 'fired', b['a'], True)
 def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78' § series 11.2, 11.3
     e.set_at(s, 'artillery_target', b['target'], True)
-def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:455' § series 11.2, 11.3; monmouth 6.391
+def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:459' § series 11.2, 11.3; monmouth 6.391
     return define__hessian_grenadier(s, b['target'])
-def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:456' § series 11.2, 11.3; monmouth 6.391
+def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:460' § series 11.2, 11.3; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['target'], True)
 def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series 11.2, 11.3
     return (len(b['firers']) > 0)
@@ -1097,142 +1102,141 @@ def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_co
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:62' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
     return ((len(q.attackers(s, b['combat'])) == 0) or (len(q.defenders(s, b['combat'])) == 0))
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:213' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448' § series 12.23; monmouth 6.391
+def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:452' § series 12.23; monmouth 6.391
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
-def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449' § series 12.23; monmouth 6.391
+def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:453' § series 12.23; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:220' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:230' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:240' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:236' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:241' § series 12.23, 12.4
     return s.vars['pinned_in_combat'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:242' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:239' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:250' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:259' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:261' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:265' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:270' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:272' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:282' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:279' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:284' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:285' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:286' § series 12.23, 12.62
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:309' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:310' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:306' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:311' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:307' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
-        'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
+        'defender': b['defender'], 'fire': False, 'morale_drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 13.25
-    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
-        else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:331' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 13.25
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:336' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:337' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:342' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:340' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:345' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:365' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:367' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:368' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:369' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:366' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:370' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:372' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:377' § series 12.23
     return (b['to'] != NONE_INDEX)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:383' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:393' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:389' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:394' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def bring_on_a_reinforcement__enter__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:211' § monmouth III, 4.1; series 9.62
@@ -1549,9 +1553,9 @@ def restriction__rear_guard_confined__condition(s, b):  # 'rulesets/monmouth/rea
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != UNIT__SIMCOE)) and (b['unit'] != UNIT__DIEMAR_HUSSARS))
 def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:226' § monmouth 6.292
     return (((q.side(s, b['unit']) == SIDE__AMERICAN) and (q.hex_of(s, b['unit']) in ZONE_HEDGEROW_LINE)) and (not s.vars['hedgerow_attacked']))
-def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:443' § monmouth 6.391
+def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:447' § monmouth 6.391
     return s.vars['hessian_holds'][b['unit']]
-def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:474' § monmouth 6.392
+def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:478' § monmouth 6.392
     return (q.side(s, b['unit']) == SIDE__BRITISH)
 
 def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
@@ -1591,7 +1595,7 @@ def victory__holding_action_british_washington__condition(s, b):  # 'rulesets/mo
     return (not (s.unit_status[UNIT__WASHINGTON] == ON_MAP))
 def victory__holding_action_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
-def victory__washingtons_stand_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:492'
+def victory__washingtons_stand_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:496'
     return (define__occupies_without_militia(s, HEX__2512, SIDE__AMERICAN) or define__occupies_without_militia(s, HEX__2017, SIDE__AMERICAN))
 
 def unit__morgan__commands(s, b):  # 'rulesets/monmouth/american.mst:116'
@@ -2125,7 +2129,7 @@ RULES = Rules(
             name='adjust_army_morale', title='Adjust Army Morale', kind='procedure', params=('side', 'amount'), types={'amount': 'int',
                 'side': 'side'}, code=(
                 Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),  # § series 16.1
-            ), lines=lines_at('rulesets/series/army_morale.mst', (34,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (34,), (18,))),
         'gain_momentum': procedure(
             name='gain_momentum', title='Gain a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),  # § series 12.63, 12.65
@@ -2137,12 +2141,12 @@ RULES = Rules(
                 Exec(gain_momentum__gain__set_momentum_pool_2),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25), (16, 9, 9, 16, 9, 13, 13, 9))),
         'spend_momentum': procedure(
             name='spend_momentum', title='Spend a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:spend'), Exec(spend_momentum__spend__set_momentum),  # § series 12.62
                 Exec(gain_momentum__gain__set_momentum_pool_2),
-            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36), (9, 9))),
         'lose_momentum': procedure(
             name='lose_momentum', title='Lose a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),  # § series 12.64
@@ -2152,7 +2156,7 @@ RULES = Rules(
                 Call(procedure='gain_momentum', args=lose_momentum__lose__gain_momentum_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46), (16, 9, 16, 9, 13, 9))),
         'check_or_retreat': procedure(
             name='check_or_retreat', title='Morale checks of the other units', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2160,13 +2164,13 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(check_or_retreat__each__if, 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153))),
+            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153), (16, 16, 16, 16, 9, 9, 13, 9, 16))),
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2174,14 +2178,15 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(Bound('passed'), 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163))),
+            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163), (16, 16, 16, 16, 9, 9, 13, 9, 13,
+                16))),
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
                 'units': 'units'}, code=(
@@ -2189,7 +2194,7 @@ RULES = Rules(
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose the unit', mode=''),
                 Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
-            ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
+            ), lines=lines_at('rulesets/series/results.mst', (174, 175), (18, 19))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
@@ -2199,7 +2204,7 @@ RULES = Rules(
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
                 # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
+            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186), (18, 9, 9, 18, 9, 19))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2225,22 +2230,24 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,
-                ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), (17,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,), (76,
+                ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214), (31, 9, 31, 34, 9, 9, 9, 9,
+                13, 13, 17, 13, 9, 34))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (226,))),
+            ), lines=lines_at('rulesets/series/results.mst', (226,), (23,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
                 Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),  # § series 13.25
-                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None),
+                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
+            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250), (17, 9, 17))),
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2254,7 +2261,7 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
+            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259), (19, 19, 19, 19, 9, 13, 9, 13, 19))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
                 Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),  # § series 5
@@ -2268,8 +2275,8 @@ RULES = Rules(
                 Exec(game__overlook_hill__set_sidebar_vp_2),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('step:winner'), Exec(game__winner__determine_victory),  # § series 5, 4
-            ), lines=lines_at('rulesets/series/sequence.mst', (10, 11, 12, 10), 'rulesets/monmouth/victory.mst', (192, 193, 192, 195, 196,
-                195), 'rulesets/series/sequence.mst', (15,))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (10, 11, 12, 10), (17, 9, 9, 17), 'rulesets/monmouth/victory.mst', (192, 193, 192, 195,
+                196, 195), (9, 13, 9, 9, 13, 9), 'rulesets/series/sequence.mst', (15,), (32,))),
         'game_turn': procedure(
             name='game_turn', title='Game Turn', kind='procedure', params=(), types={}, code=(
                 Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),  # § series 5, 6.1
@@ -2301,10 +2308,10 @@ RULES = Rules(
                 Exec(game_turn__terrain_victory_points__set_sidebar_vp_2),
                 Jump('if_5_end'),
                 Label('if_5_else'), Label('if_5_end'), Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
-            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/monmouth/heat.mst', (50, 50, 51,
-                50), 'rulesets/series/sequence.mst', (26,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210,
-                209), 'rulesets/series/sequence.mst', (27,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182,
-                181), 'rulesets/series/sequence.mst', (29,))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), (38, 9, 38, 9), 'rulesets/monmouth/heat.mst', (50, 50, 51, 50), (9,
+                47, 13, 47), 'rulesets/series/sequence.mst', (26,), (40,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210, 209), (9, 55, 13,
+                55), 'rulesets/series/sequence.mst', (27,), (41,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182, 181), (9, 13, 9, 9, 13,
+                9), 'rulesets/series/sequence.mst', (29,), (34,))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
@@ -2330,8 +2337,9 @@ RULES = Rules(
                 Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 12
                 Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)), into=None),  # § series 5, 7.3, 9.61
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/sequence.mst', (33,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128,
-                127), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), 'rulesets/series/sequence.mst', (34, 35, 36, 37, 38, 44, 45))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (33,), (17,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128, 127), (9, 56,
+                13, 56), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), (9, 55, 13, 13, 55), 'rulesets/series/sequence.mst', (34, 35,
+                36, 37, 38, 44, 45), (34, 34, 38, 34, 39, 9, 9))),
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
                 'second_roll': 'int', 'side': 'side'}, code=(
@@ -2383,9 +2391,10 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_6_end'),
                 Label('if_6_else'), Label('if_6_end'),
-            ), lines=lines_at('rulesets/series/initiative.mst', (21, 22, 25, 26, 21), 'rulesets/monmouth/heat.mst', (28, 29, 30, 31, 32, 33, 34, 33,
-                36, 37, 38, 36, 28, 43, 43, 44, 43), 'rulesets/series/initiative.mst', (29, 30, 31, 32, 33, 34, 35, 34, 29, 38, 41, 42, 42, 43, 44,
-                45, 46, 42, 41))),
+            ), lines=lines_at('rulesets/series/initiative.mst', (21, 22, 25, 26, 21), (37, 9, 9, 9, 37), 'rulesets/monmouth/heat.mst', (28, 29, 30,
+                31, 32, 33, 34, 33, 36, 37, 38, 36, 28, 43, 43, 44, 43), (9, 13, 13, 13, 13, 13, 17, 13, 13, 17, 17, 13, 48, 9, 39, 13,
+                39), 'rulesets/series/initiative.mst', (29, 30, 31, 32, 33, 34, 35, 34, 29, 38, 41, 42, 42, 43, 44, 45, 46, 42, 41), (5, 9, 9, 9, 9,
+                9, 13, 9, 29, 31, 34, 9, 9, 13, 13, 13, 13, 9, 34))),
         'spend_on_initiative': procedure(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
@@ -2398,7 +2407,7 @@ RULES = Rules(
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55))),
+            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55), (17, 9, 9, 13, 13, 9, 13, 17))),
         'overstacking': procedure(
             name='overstacking', title='Overstacking penalty', kind='procedure', params=('side',), types={'_for_h': 'hexes', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2412,7 +2421,7 @@ RULES = Rules(
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Jump('for_h_1_top'),
                 Label('for_h_1_end'),
-            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17))),
+            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17), (16, 16, 16, 9, 13, 13, 13, 9, 16))),
         'pin_cases': procedure(
             name='pin_cases', title='PIN results: case A or case B', kind='procedure', params=('side',), types={'_ask4': 'bool', '_for_e': 'units',
                 '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int', 'may_withdraw': 'bool',
@@ -2462,7 +2471,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_2_top'),
                 Label('for_u_2_end'),
             ), lines=lines_at('rulesets/series/movement.mst', (59, 60, 60, 60, 61, 62, 60, 65, 65, 65, 66, 67, 68, 69, 69, 69, 70, 69, 72, 73, 74, 75,
-                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65))),
+                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65), (9, 9, 9, 9, 13, 13, 9, 18, 18, 18, 9, 13, 13, 13,
+                13, 13, 17, 13, 13, 13, 13, 17, 17, 21, 17, 13, 13, 13, 13, 17, 17, 17, 21, 21, 21, 25, 25, 21, 17, 13, 9, 18))),
         'movement_phase': procedure(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'_ask5': 'bool', '_ask6': 'bool', '_ask7': 'bool',
                 '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int',
@@ -2565,7 +2575,8 @@ RULES = Rules(
                 Ask(chooser=Constant(SIDE__BRITISH),
                     question=Constant('Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.'), var='_ask7'),
                 JumpIfNot(Bound('_ask7'), 'ask_3_no'),
-                Call(procedure='morale_check', args=movement_phase__hessian_grenadiers__morale_check_args, into='passed'),
+                Call(procedure='morale_check', args=movement_phase__hessian_grenadiers__morale_check_args, into='passed', labels=Labels((('drm',
+                    'hessian_reluctance'),), ())),
                 JumpIfNot(check_or_retreat__each__if, 'if_13_else'),
                 Exec(movement_phase__hessian_grenadiers__set_hessian_holds),
                 Jump('if_13_end'),
@@ -2607,13 +2618,17 @@ RULES = Rules(
                 Jump('if_14_end'),
                 Label('if_14_else'), Label('if_14_end'), Jump('for_u_6_top'),
                 Label('for_u_6_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (221, 222, 223, 224, 223, 221, 233, 234,
-                235, 236, 235, 238, 239, 240, 240, 241, 242, 240, 239, 245, 246, 247, 248, 248, 248, 249, 250, 248, 247, 238, 233, 260, 284, 285,
-                285, 286, 287, 288, 285, 284), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
-                103), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
-                148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431,
-                432, 431, 429, 435, 428, 427), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296,
-                295), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132))),
+            ), lines=lines_at('rulesets/series/movement.mst', (95,), (40,), 'rulesets/monmouth/reinforcements.mst', (221, 222, 223, 224, 223, 221,
+                233, 234, 235, 236, 235, 238, 239, 240, 240, 241, 242, 240, 239, 245, 246, 247, 248, 248, 248, 249, 250, 248, 247, 238, 233, 260,
+                284, 285, 285, 286, 287, 288, 285, 284), (34, 9, 9, 13, 9, 34, 81, 9, 9, 13, 9, 13, 17, 21, 21, 25, 25, 21, 17, 17, 17, 17, 21, 21,
+                21, 25, 25, 21, 17, 13, 81, 89, 43, 9, 9, 13, 13, 13, 9, 43), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106,
+                107, 108, 109, 106, 111, 103), (40, 40, 40, 40, 9, 9, 9, 13, 13, 13, 9, 9, 40), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199,
+                200, 199, 198), (34, 9, 9, 9, 13, 9, 34), 'rulesets/monmouth/command_and_control.mst', (147, 147, 148, 148, 148, 148, 149, 150, 157,
+                148, 147), (9, 44, 13, 13, 13, 13, 17, 17, 17, 13, 44), 'rulesets/monmouth/scenarios.mst', (431, 431, 432, 432, 432, 432, 433, 433,
+                434, 435, 436, 435, 433, 439, 432, 431), (9, 51, 13, 13, 13, 13, 17, 17, 21, 21, 25, 21, 17, 21, 13,
+                51), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296, 295), (77, 48, 48, 48, 9, 13, 13, 13,
+                13, 9, 48), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132), (29, 29, 29, 9,
+                9, 13, 13, 13, 13, 17, 13, 13, 9, 29))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2624,7 +2639,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(morale_check__told__say_2),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16))),
+            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16), (16, 18, 30, 9, 30, 9))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask8': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2669,8 +2684,10 @@ RULES = Rules(
                 Jump('if_4_end'),
                 Label('if_4_else'), Label('if_4_end'), Jump('for_u_3_top'),
                 Label('for_u_3_end'), Label('rally_switched_2_end'),
-            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), 'rulesets/monmouth/molly_pitcher.mst', (37, 37, 37, 37, 37, 38, 39, 39,
-                40, 41, 39, 38, 44, 45, 46, 44, 48, 49, 50, 51, 49, 37), 'rulesets/series/rally.mst', (11, 11, 11, 11, 11, 12, 13, 14, 15, 13, 11))),
+            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), (44, 44, 44, 9, 44), 'rulesets/monmouth/molly_pitcher.mst', (37, 37, 37,
+                37, 37, 38, 39, 39, 40, 41, 39, 38, 44, 45, 46, 44, 48, 49, 50, 51, 49, 37), (9, 62, 62, 62, 62, 13, 17, 17, 21, 21, 17, 13, 13, 17,
+                17, 13, 17, 17, 21, 21, 17, 62), 'rulesets/series/rally.mst', (11, 11, 11, 11, 11, 12, 13, 14, 15, 13, 11), (5, 43, 43, 43, 43, 9, 9,
+                13, 13, 9, 43))),
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit'}, code=(
@@ -2684,7 +2701,7 @@ RULES = Rules(
                     args=defensive_artillery_fire_phase__fire__artillery_fire_args, into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (44, 45, 46, 45, 48, 43))),
+            ), lines=lines_at('rulesets/series/fire.mst', (44, 45, 46, 45, 48, 43), (9, 9, 13, 9, 9, 36))),
         'artillery_fire': procedure(
             name='artillery_fire', title='Artillery Fire', kind='procedure', params=('target', 'side'), types={'_ask9': 'bool', '_for_a': 'units',
                 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side',
@@ -2720,15 +2737,16 @@ RULES = Rules(
                 Label('if_3_else'), Exec(artillery_fire__to_hit__say_2),
                 Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), 'rulesets/monmouth/scenarios.mst', (455,
-                455, 456, 455), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85, 86, 87, 84, 89, 80))),
+            ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), (9, 9, 9, 9, 9, 13, 13, 17, 17, 13, 9,
+                9), 'rulesets/monmouth/scenarios.mst', (459, 459, 460, 459), (9, 49, 13, 49), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85,
+                86, 87, 84, 89, 80), (32, 9, 9, 9, 9, 13, 13, 13, 9, 13, 32))),
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
                 Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101))),
+            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101), (9, 9, 9))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -2751,7 +2769,8 @@ RULES = Rules(
                 Exec(rifle_fire_phase__results__set_rifle_result),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118))),
+            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118), (38, 36,
+                9, 9, 9, 9, 13, 13, 9, 9, 9, 9, 9, 13, 13, 9))),
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit'}, code=(
                 # § series 10.2, 10.3
@@ -2763,7 +2782,7 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='rifle_fire', args=Passed((('target', 'target'), ('side', 'side'))), into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (138, 139, 140, 139, 142, 137))),
+            ), lines=lines_at('rulesets/series/fire.mst', (138, 139, 140, 139, 142, 137), (9, 9, 13, 9, 9, 16))),
         'rifle_fire': procedure(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask10': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
@@ -2807,9 +2826,10 @@ RULES = Rules(
                 Label('if_4_else'), Exec(rifle_fire__to_hit__say_2),
                 Label('if_4_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150,
-                155), 'rulesets/monmouth/scenarios.mst', (462, 462, 463, 462), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162, 162, 163, 164,
-                162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159))),
+            ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150, 155), (9, 9, 9, 9, 9, 13, 13, 17, 13, 9,
+                9), 'rulesets/monmouth/scenarios.mst', (466, 466, 467, 466), (9, 49, 13, 49), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162,
+                162, 163, 164, 162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159), (38, 9, 9, 9, 9, 9, 13, 13, 9, 9, 9, 13, 9, 9, 13, 13,
+                13, 9, 13, 38))),
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_combat': 'combats', '_for_u': 'units',
                 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
@@ -2842,8 +2862,9 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
-                231), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232, 231), (9, 50, 13,
+                50), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31), (31, 31, 31, 9, 9, 31, 34, 34, 34,
+                34, 9, 34, 9, 9))),
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2853,7 +2874,7 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62), (16, 16, 16, 9, 16))),
         'close_combat': procedure(
             name='close_combat', title='Close Combat', kind='procedure', params=('combat',), types={'_ask11': 'bool', '_ask12': 'bool',
                 '_ask13': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit',
@@ -2970,7 +2991,8 @@ RULES = Rules(
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
                 JumpIfNot(close_combat__apply__if, 'if_12_else'),
-                ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
+                ApplyResult(result=close_combat__apply__result, args=close_combat__apply__result_args, labels=Labels((('morale_drm',
+                    'fieldworks_morale_drm'),), ())),
                 Jump('if_12_end'),
                 Label('if_12_else'), Label('if_12_end'), JumpIfNot(close_combat__apply__if_2, 'if_13_else'),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
@@ -2983,7 +3005,8 @@ RULES = Rules(
                 Jump('if_15_end'),
                 # § series 12.23, 13.25
                 Label('if_15_else'), Label('if_15_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_16_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None,
+                    labels=Labels((('drm', 'fieldworks_morale_drm'),), ())),
                 Jump('if_16_end'),
                 Label('if_16_else'), Label('if_16_end'), JumpIfNot(close_combat__apply__if_2, 'if_17_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
@@ -3001,12 +3024,15 @@ RULES = Rules(
                 Label('if_18_else'), Label('if_18_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214,
-                213), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (219, 220, 220, 220,
-                221, 220, 223, 219, 225, 226, 227, 226, 232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
-                232, 254, 255, 261, 262, 263, 264, 265, 266, 267, 268, 266, 272, 276, 277, 278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286,
-                287, 288, 286, 285, 291, 292, 291, 276, 299, 300, 303, 304, 305, 306, 307, 308, 307, 312, 313, 312, 316, 317, 316, 319, 320, 319,
-                326, 327, 326, 330, 331, 330, 336, 337, 338, 337, 340, 341, 340, 336, 351, 352, 354))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219, 218), (9, 9, 9, 9,
+                13, 9, 9, 9, 9, 9, 9, 9, 13, 9), 'rulesets/monmouth/scenarios.mst', (452, 452, 452, 452, 453, 452), (9, 49, 49, 49, 13,
+                49), 'rulesets/series/close_combat.mst', (224, 225, 225, 225, 226, 225, 228, 224, 230, 231, 232, 231, 237, 238, 238, 239, 239, 239,
+                239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238, 237, 259, 260, 266, 267, 268, 269, 270, 271, 272, 273, 271, 277, 281,
+                282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290, 296, 297, 296, 281, 304, 305, 308, 309, 310, 311,
+                312, 313, 312, 317, 318, 317, 321, 322, 321, 324, 325, 324, 331, 332, 331, 335, 336, 335, 341, 342, 343, 342, 345, 346, 345, 341,
+                356, 357, 359), (9, 13, 13, 13, 17, 13, 13, 9, 9, 9, 13, 9, 44, 9, 9, 13, 13, 13, 13, 17, 17, 21, 17, 17, 17, 21, 17, 13, 13, 9, 44,
+                9, 9, 9, 9, 9, 9, 9, 9, 13, 13, 9, 34, 42, 9, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 9, 42, 9, 9, 9, 9, 9, 9,
+                9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 47, 9, 13, 9, 13, 17, 13, 47, 9, 9, 16))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -3033,8 +3059,8 @@ RULES = Rules(
                 Label('if_4_else'), Label('if_4_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (359, 360, 362, 363, 364, 365, 366, 364, 362, 370, 370, 370, 370, 371, 372, 373,
-                372, 370, 360))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (364, 365, 367, 368, 369, 370, 371, 369, 367, 375, 375, 375, 375, 376, 377, 378,
+                377, 375, 365), (9, 9, 13, 17, 17, 21, 21, 17, 13, 13, 13, 13, 13, 17, 17, 21, 17, 13, 9))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3059,7 +3085,8 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (383, 384, 384, 384, 384, 385, 384, 383, 388, 389, 389, 389, 389, 390, 389, 388))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (388, 389, 389, 389, 389, 390, 389, 388, 393, 394, 394, 394, 394, 395, 394,
+                393), (20, 9, 9, 9, 9, 13, 9, 20, 20, 9, 9, 9, 9, 13, 9, 20))),
         'bring_on_a_reinforcement': procedure(
             name='bring_on_a_reinforcement', title='bring on a reinforcement', kind='procedure', params=('side',), types={'h': 'hex', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -3069,13 +3096,13 @@ RULES = Rules(
                 Choose(var='h', options=bring_on_a_reinforcement__enter__h_options, chooser=Bound('side'), kind='hex', prompt='choose the hex',
                     mode=''),
                 Exec(bring_on_a_reinforcement__enter__place),
-            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (211, 212, 213))),
+            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (211, 212, 213), (9, 9, 9))),
         'lee_penalty': procedure(
             name='lee_penalty', title="Lee's penalty", kind='procedure', params=(), types={}, code=(
                 Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),  # § monmouth 4.31
                 Call(procedure='adjust_army_morale', args=lee_penalty__penalty__adjust_army_morale_args, into=None),
                 Exec(lee_penalty__penalty__set_sidebar_vp),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (78, 79, 80))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (78, 79, 80), (9, 9, 9))),
         'command_and_control_phase': procedure(
             name='command_and_control_phase', title='Command & Control Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'impact': 'code', 'picked': 'cell:cc_identification', 'side': 'side', 'u': 'unit'}, code=(
@@ -3108,37 +3135,40 @@ RULES = Rules(
                 Jump('for_u_3_top'),
                 Label('for_u_3_end'),
             ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (104, 104, 104, 105, 106, 107, 104, 110, 111, 110, 113, 114, 114, 114, 115,
-                114, 117, 118, 118, 118, 119, 118))),
+                114, 117, 118, 118, 118, 119, 118), (33, 33, 33, 9, 9, 9, 33, 34, 9, 34, 36, 37, 37, 37, 9, 37, 34, 35, 35, 35, 9, 35))),
         'result:retreat': procedure(
             name='result:retreat', title='Retreat', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='retreat_unit', args=result__retreat__retreat_unit_args, into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
+            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31), (9, 9, 13, 9))),
         'result:disruption': procedure(
             name='result:disruption', title='Disruption', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='disrupt', args=Passed((('unit', 'affected'),)), into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
+            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43), (9, 9, 13, 9))),
         'result:one_step_loss': procedure(
             name='result:one_step_loss', title='One-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Exec(result__one_step_loss__lose_step),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
+            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54), (9, 9, 13, 9))),
         'result:two_step_loss': procedure(
             name='result:two_step_loss', title='Two-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'one_step', 'here', 'second'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
@@ -3152,24 +3182,27 @@ RULES = Rules(
                 Exec(result__two_step_loss__lose_step),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), JumpIfNot(result__retreat__if, 'if_2_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (65, 66, 67, 68, 69, 70, 68, 72, 73, 72))),
+            ), lines=lines_at('rulesets/series/results.mst', (65, 66, 67, 68, 69, 70, 68, 72, 73, 72), (9, 9, 9, 9, 13, 13, 9, 9, 13, 9))),
         'result:captured_defender_choice': procedure(
             name='result:captured_defender_choice', title="Captured, Defender's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_defender_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
+            ), lines=lines_at('rulesets/series/results.mst', (84, 85), (9, 9))),
         'result:captured_attacker_choice': procedure(
             name='result:captured_attacker_choice', title="Captured, Attacker's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_attacker_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
+            ), lines=lines_at('rulesets/series/results.mst', (93, 94), (9, 9))),
         'result:pin': procedure(
             name='result:pin', title='Pinned', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'u', '_for_u'), types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3188,7 +3221,8 @@ RULES = Rules(
                 Exec(result__pin__set_pin_group),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112))),
+            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112), (9, 9, 9, 9, 13, 9, 9,
+                9, 9, 9, 13, 13, 9))),
         'result:leader_casualty': procedure(
             name='result:leader_casualty', title='Leader Casualty', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'leaders', 'casualty'), types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side',
@@ -3199,22 +3233,22 @@ RULES = Rules(
                 Exec(result__leader_casualty__eliminate),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128))),
+            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128), (9, 9, 13, 13, 9))),
         'trigger:army_demoralized': procedure(
             name='trigger:army_demoralized', title='An army is demoralized', kind='procedure', params=('old', 'new', 'side'), types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
                 Label('step:do'), Exec(trigger__army_demoralized__win),
-            ), lines=lines_at('rulesets/series/army_morale.mst', (42,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (42,), (10,))),
         'trigger:momentum_lost_on_capture': procedure(
             name='trigger:momentum_lost_on_capture', title='A +2 unit captured at full strength', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='lose_momentum', args=trigger__momentum_lost_on_capture__lose_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/momentum.mst', (59,))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (59,), (10,))),
         'trigger:note_retreat': procedure(
             name='trigger:note_retreat', title='A retreat is recorded', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (240,))),
+            ), lines=lines_at('rulesets/series/results.mst', (240,), (10,))),
         'trigger:leaders_captured': procedure(
             name='trigger:leaders_captured', title='Leaders alone are captured', kind='procedure', params=('unit', 'hex', 'l',
                 '_for_l'), types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(
@@ -3224,21 +3258,21 @@ RULES = Rules(
                 Exec(trigger__leaders_captured__capture),
                 Jump('for_l_1_top'),
                 Label('for_l_1_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229))),
+            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229), (9, 9, 9, 13, 9))),
         'trigger:step_lost_vp': procedure(
             name='trigger:step_lost_vp', title='A step lost', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (23,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (23,), (10,))),
         'trigger:eliminated_vp': procedure(
             name='trigger:eliminated_vp', title='A unit eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__eliminated_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (29,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (29,), (10,))),
         'trigger:captured_vp': procedure(
             name='trigger:captured_vp', title='A unit captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (35,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (35,), (10,))),
         'trigger:arrival': procedure(
             name='trigger:arrival', title='A reinforcement arrives', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3251,22 +3285,22 @@ RULES = Rules(
                 Exec(trigger__arrival__set_held_back_waiting),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (31, 32, 33, 32, 35, 36, 37, 35))),
+            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (31, 32, 33, 32, 35, 36, 37, 35), (9, 9, 13, 9, 9, 13, 13, 9))),
         'trigger:lee_reaches_21xx': procedure(
             name='trigger:lee_reaches_21xx', title='Lee reaches hex row 21xx', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_reaches_21xx__set_lee_reached_21xx),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (50,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (50,), (14,))),
         'trigger:lee_fails_to_advance': procedure(
             name='trigger:lee_fails_to_advance', title='Lee is not on or east of hex row 21xx', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='lee_penalty', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (60,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (60,), (14,))),
         'trigger:lee_falls_back': procedure(
             name='trigger:lee_falls_back', title='Lee moves west of hex row 21xx', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='lee_penalty', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (69,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (69,), (14,))),
         'trigger:lee_relieved_of_command': procedure(
             name='trigger:lee_relieved_of_command', title='Washington relieves Lee', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3276,56 +3310,56 @@ RULES = Rules(
                 Exec(trigger__lee_relieved_of_command__halt_2),
                 Call(procedure='adjust_army_morale', args=trigger__lee_relieved_of_command__adjust_army_morale_args, into=None),
                 Exec(trigger__lee_relieved_of_command__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (98, 99, 100, 101, 102, 103))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (98, 99, 100, 101, 102, 103), (13, 13, 13, 13, 13, 13))),
         'trigger:lee_dies': procedure(
             name='trigger:lee_dies', title='Lee is a casualty', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_dies__set_lee_casualty),
                 Exec(trigger__lee_dies__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (130, 131))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (130, 131), (9, 9))),
         'trigger:lee_captured': procedure(
             name='trigger:lee_captured', title='Lee is captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__lee_dies__set_lee_casualty),
                 Exec(trigger__lee_dies__set_cc_intact_from),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (139, 140))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (139, 140), (9, 9))),
         'trigger:steuben_leaves': procedure(
             name='trigger:steuben_leaves', title='Von Steuben leaves for the rear', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Exec(trigger__steuben_leaves__remove_from_play),
                 Exec(trigger__steuben_leaves__set_steuben_withdrawn),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (172, 173))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (172, 173), (9, 9))),
         'trigger:leader_eliminated_vp': procedure(
             name='trigger:leader_eliminated_vp', title='A leader eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (226,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (226,), (10,))),
         'trigger:leader_captured_vp': procedure(
             name='trigger:leader_captured_vp', title='A leader captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (232,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (232,), (10,))),
         'trigger:countermarched_off_the_board': procedure(
             name='trigger:countermarched_off_the_board', title='Countermarched off the board', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__countermarched_off_the_board__set_countermarched_off),
                 Call(procedure='adjust_army_morale', args=trigger__countermarched_off_the_board__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (174, 175))),
+            ), lines=lines_at('rulesets/monmouth/command_and_control.mst', (174, 175), (13, 13))),
         'trigger:american_sp_eliminated': procedure(
             name='trigger:american_sp_eliminated', title='American SPs eliminated', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (46,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (46,), (10,))),
         'trigger:american_sp_captured': procedure(
             name='trigger:american_sp_captured', title='American SPs captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (52,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (52,), (10,))),
         'trigger:american_sp_shattered': procedure(
             name='trigger:american_sp_shattered', title='American SPs shattered', kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_sp_eliminated__set_american_sp_broken),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (58,))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (58,), (10,))),
         'trigger:objective_control': procedure(
             name='trigger:objective_control', title='A terrain objective changes hands', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
@@ -3339,17 +3373,17 @@ RULES = Rules(
                 Exec(trigger__objective_control__set_parsonage_control),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/monmouth/victory.mst', (150, 151, 150, 153, 154, 153, 156, 157, 156))),
+            ), lines=lines_at('rulesets/monmouth/victory.mst', (150, 151, 150, 153, 154, 153, 156, 157, 156), (9, 13, 9, 9, 13, 9, 9, 13, 9))),
         'trigger:british_sp_eliminated': procedure(
             name='trigger:british_sp_eliminated', title='British SPs eliminated', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (281,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (281,), (10,))),
         'trigger:british_sp_captured': procedure(
             name='trigger:british_sp_captured', title='British SPs captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (287,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (287,), (10,))),
     },
     triggers=(
         TriggerSpec(name='army_demoralized', title='An army is demoralized', event='changed:army_morale',
@@ -3687,6 +3721,7 @@ RULES = Rules(
         'define:examination_penalty': ('Army Morale for examining an enemy stack', '§ series 7.4', ''),
         'define:exerts_zoc': ('Exerts a ZOC', '§ series 8.1', ''),
         'define:exposed': ('Next to the enemy with no Parade Order unit in the hex', '§ series 13.3, 13.4', ''),
+        'define:fieldworks_morale_drm': ('Attacked solely across fieldworks', '§ series 13.5', ''),
         'define:fire_flank_open': ('An open flank between firer and target', '§ series 10.6, 12.52', ''),
         'define:first_side': ('The first side', '§ series 6.1', ''),
         'define:flank_hexes': ('Hexes next to a defending and an attacking hex', '§ series 12.52', ''),
@@ -3695,6 +3730,7 @@ RULES = Rules(
         'define:from_entry': ("Hexes from the unit's entry hex", '§ monmouth 4.1', ''),
         'define:has_leader': ('A leader commands the unit', '§ series 14.1, 14.2, 14.3, 14.31', ''),
         'define:hessian_grenadier': ('A Hessian Grenadier battalion', '§ monmouth 6.391', ''),
+        'define:hessian_reluctance': ('Hessian Morale Check', '§ monmouth 6.391', ''),
         'define:illegal_chit_drm': ('Illegal chit modifier', '§ series 12.54', ''),
         'define:in_enemy_zoc': ('In an enemy zone of control', '§ series 8.1', ''),
         'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9'
+RULES_HASH = '1114e91ea1bfca4ae8844f68e30137326ff4b57be017476526042b0bb05a49f0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

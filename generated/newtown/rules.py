@@ -20,7 +20,7 @@ from engine import queries as q
 from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, Draw, EndPhase, Exec, ForDrop, ForStart, ForTake, Jump, JumpIfEmpty, JumpIfNot,
     JumpUnlessSwitch, Label, Let, Prim, Return, Reveal, Roll, RollDie)
-from engine.operands import Bound, Constant, Passed
+from engine.operands import Bound, Constant, Labels, Passed
 from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
     RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
@@ -446,6 +446,9 @@ def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:173': 
 
 def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:178': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
+
+def define__fieldworks_morale_drm(s, a_combat):  # 'rulesets/series/close_combat.mst:183': 'Attacked solely across fieldworks' § series 13.5
+    return (1 if define__behind_fieldworks(s, a_combat) else 0)
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
@@ -1049,53 +1052,53 @@ def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:62' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:205' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:206' § series 12.23
+def close_combat__begin__if(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
     return ((len(q.attackers(s, b['combat'])) == 0) or (len(q.defenders(s, b['combat'])) == 0))
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:211' § series 12.23
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:213' § series 12.23
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:218' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:214' § series 12.23
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23, 12.3
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:220' § series 12.23, 12.3
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.3
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:230' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.3
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:231' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.3
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
 def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:317' § series 12.23; newtown 5.5
     return s.vars['ambush_sprung']
 def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:318' § series 12.23; newtown 5.5
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (2 if (b['attacker'] == SIDE__INDIAN) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:232' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:240' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:236' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:241' § series 12.23, 12.4
     return s.vars['pinned_in_combat'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:237' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:242' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:239' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23, 12.4
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:250' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:259' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
 def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:473' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
@@ -1109,13 +1112,13 @@ def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.m
 def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72' § series 12.23; newtown 5.1.2
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else NONE_INDEX)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:261' § series 12.23, 12.5, 12.54
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:264' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:265' § series 12.23, 12.5, 12.54
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:270' § series 12.23, 12.5, 12.54
     return define__tactics_modifier(s, b['combat'], b['attacker_chit'], b['defender_chit'], b['matrix'][0])
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:266' § series 12.23, 12.5, 12.54
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:271' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
 def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330' § series 12.23; newtown 4.2.4
     return s.vars['combat_called_off']
@@ -1123,19 +1126,19 @@ def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/card
     return (s.vars['card_shift'] != 0)
 def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334' § series 12.23; newtown 4.2.4
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:272' § series 12.23
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:277' § series 12.23, 12.62
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:282' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:279' § series 12.23, 12.62
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:284' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:285' § series 12.23, 12.62
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:286' § series 12.23, 12.62
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:299' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:300' § series 12.23, 13.25
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351' § series 12.23; newtown 4.2.4
     return (b['attacker'], b['defender'],)
@@ -1145,67 +1148,66 @@ def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/card
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355' § series 12.23; newtown 4.2.4
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.1
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:309' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.1
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:310' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:306' § series 12.23, 13.1
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:311' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:307' § series 12.23, 13.1
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:308' § series 12.23, 13.1
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
-        'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:312' § series 12.23, 13.1
+        'defender': b['defender'], 'fire': False, 'morale_drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:313' § series 12.23, 13.1
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:318' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 13.25
-    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
-        else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:331' § series 12.23, 13.25
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:332' § series 12.23, 13.25
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': define__fieldworks_morale_drm(s, b['combat'])}
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:336' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:337' § series 12.23, 12.63
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:342' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:340' § series 12.23, 12.63
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:345' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:351' § series 12.23, 12.3, 12.4
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202' § series 12.23; newtown 3.6.2
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:359' § series 12.23
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:365' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:367' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:363' § series 12.23
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:368' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:369' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:366' § series 12.23
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:370' § series 12.23
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:372' § series 12.23
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:377' § series 12.23
     return (b['to'] != NONE_INDEX)
 
 def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91' § series 12.23; newtown 5.1.3
@@ -1213,11 +1215,11 @@ def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
         b['combat']))))
 def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92' § series 12.23; newtown 5.1.3
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:383' § series 12.23
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:388' § series 12.23
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:393' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:389' § series 12.23
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:394' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25' § newtown I, 1.6, 6.2
@@ -2244,7 +2246,7 @@ RULES = Rules(
             name='adjust_army_morale', title='Adjust Army Morale', kind='procedure', params=('side', 'amount'), types={'amount': 'int',
                 'side': 'side'}, code=(
                 Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),  # § series 16.1
-            ), lines=lines_at('rulesets/series/army_morale.mst', (34,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (34,), (18,))),
         'gain_momentum': procedure(
             name='gain_momentum', title='Gain a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),  # § series 12.63, 12.65
@@ -2256,12 +2258,12 @@ RULES = Rules(
                 Exec(gain_momentum__gain__set_momentum_pool_2),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25), (16, 9, 9, 16, 9, 13, 13, 9))),
         'spend_momentum': procedure(
             name='spend_momentum', title='Spend a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:spend'), Exec(spend_momentum__spend__set_momentum),  # § series 12.62
                 Exec(gain_momentum__gain__set_momentum_pool_2),
-            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (35, 36), (9, 9))),
         'lose_momentum': procedure(
             name='lose_momentum', title='Lose a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),  # § series 12.64
@@ -2271,7 +2273,7 @@ RULES = Rules(
                 Call(procedure='gain_momentum', args=lose_momentum__lose__gain_momentum_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (43, 44, 43, 46, 47, 46), (16, 9, 16, 9, 13, 9))),
         'check_or_retreat': procedure(
             name='check_or_retreat', title='Morale checks of the other units', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2279,13 +2281,13 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(check_or_retreat__each__if, 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153))),
+            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153), (16, 16, 16, 16, 9, 9, 13, 9, 16))),
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2293,14 +2295,15 @@ RULES = Rules(
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next unit', mode=''),
                 ForDrop('u', '_for_u'),
-                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed'),
+                Call(procedure='morale_check', args=Passed((('unit', 'u'), ('drm', 'drm'))), into='passed', labels=Labels((), (('drm', 'drm'),))),
                 JumpIfNot(Bound('passed'), 'if_1_else'),
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163))),
+            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163), (16, 16, 16, 16, 9, 9, 13, 9, 13,
+                16))),
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
                 'units': 'units'}, code=(
@@ -2308,7 +2311,7 @@ RULES = Rules(
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose the unit', mode=''),
                 Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
-            ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
+            ), lines=lines_at('rulesets/series/results.mst', (174, 175), (18, 19))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
@@ -2318,7 +2321,7 @@ RULES = Rules(
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
                 # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
+            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186), (18, 9, 9, 18, 9, 19))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2348,22 +2351,24 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (502, 503, 502,
-                505), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), (17,), 'rulesets/newtown/indian_rules.mst', (502, 503, 502, 505), (52, 9, 52,
+                9), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214), (31, 9, 31, 34, 9, 9, 9,
+                9, 13, 13, 17, 13, 9, 34))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (226,))),
+            ), lines=lines_at('rulesets/series/results.mst', (226,), (23,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
                 Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),  # § series 13.25
-                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None),
+                Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
+            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250), (17, 9, 17))),
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2377,7 +2382,7 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
+            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259), (19, 19, 19, 19, 9, 13, 9, 13, 19))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
                 Label('step:prepare'), Call(procedure='prepare_for_play', args=Passed(()), into=None),  # § series 5; newtown I
@@ -2386,7 +2391,8 @@ RULES = Rules(
                 Exec(game__turns__set_turn),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Label('step:winner'), Exec(game__winner__determine_victory),  # § series 5, 4
-            ), lines=lines_at('rulesets/newtown/prepare.mst', (19,), 'rulesets/series/sequence.mst', (10, 11, 12, 10, 15))),
+            ), lines=lines_at('rulesets/newtown/prepare.mst', (19,), (31,), 'rulesets/series/sequence.mst', (10, 11, 12, 10, 15), (17, 9, 9, 17,
+                32))),
         'game_turn': procedure(
             name='game_turn', title='Game Turn', kind='procedure', params=(), types={}, code=(
                 Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),  # § series 5, 6.1
@@ -2411,8 +2417,9 @@ RULES = Rules(
                 Label('if_3_else'), Label('if_3_end'), Label('step:second_player_turn'), Call(procedure='player_turn',
                     args=game_turn__second_player_turn__player_turn_args, into=None),
                 Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
-            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/newtown/scenarios.mst', (30, 30, 31, 32, 33,
-                30), 'rulesets/series/sequence.mst', (26,), 'rulesets/newtown/prepare.mst', (11, 12, 11), 'rulesets/series/sequence.mst', (27, 29))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), (38, 9, 38, 9), 'rulesets/newtown/scenarios.mst', (30, 30, 31, 32, 33,
+                30), (9, 62, 13, 13, 13, 62), 'rulesets/series/sequence.mst', (26,), (40,), 'rulesets/newtown/prepare.mst', (11, 12, 11), (39, 9,
+                39), 'rulesets/series/sequence.mst', (27, 29), (41, 34))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'commander': 'unit', 'side': 'side'}, code=(
                 Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
@@ -2446,9 +2453,10 @@ RULES = Rules(
                 Label('if_4_else'), Label('if_4_end'), Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)),
                     into=None),
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/sequence.mst', (33,), 'rulesets/newtown/cards.mst', (281, 282), 'rulesets/newtown/variations.mst', (50,
-                51, 52, 50), 'rulesets/newtown/sequence.mst', (14, 15, 14, 17), 'rulesets/series/sequence.mst', (35, 36, 37,
-                38), 'rulesets/newtown/sequence.mst', (20, 21, 20, 24, 25, 24), 'rulesets/series/sequence.mst', (44, 45))),
+            ), lines=lines_at('rulesets/series/sequence.mst', (33,), (17,), 'rulesets/newtown/cards.mst', (281, 282), (9,
+                9), 'rulesets/newtown/variations.mst', (50, 51, 52, 50), (47, 9, 9, 47), 'rulesets/newtown/sequence.mst', (14, 15, 14, 17), (45, 9,
+                45, 9), 'rulesets/series/sequence.mst', (35, 36, 37, 38), (34, 38, 34, 39), 'rulesets/newtown/sequence.mst', (20, 21, 20, 24, 25,
+                24), (183, 9, 183, 58, 9, 58), 'rulesets/series/sequence.mst', (44, 45), (9, 9))),
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
                 'second_roll': 'int', 'side': 'side'}, code=(
@@ -2478,7 +2486,7 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
             ), lines=lines_at('rulesets/series/initiative.mst', (21, 22, 25, 26, 21, 30, 31, 32, 33, 34, 35, 34, 29, 38, 41, 42, 42, 43, 44, 45, 46,
-                42, 41))),
+                42, 41), (37, 9, 9, 9, 37, 9, 9, 9, 9, 9, 13, 9, 29, 31, 34, 9, 9, 13, 13, 13, 13, 9, 34))),
         'spend_on_initiative': procedure(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
@@ -2491,7 +2499,7 @@ RULES = Rules(
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55))),
+            ), lines=lines_at('rulesets/series/initiative.mst', (55, 56, 56, 57, 58, 56, 60, 55), (17, 9, 9, 13, 13, 9, 13, 17))),
         'overstacking': procedure(
             name='overstacking', title='Overstacking penalty', kind='procedure', params=('side',), types={'_for_h': 'hexes', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2505,7 +2513,7 @@ RULES = Rules(
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Jump('for_h_1_top'),
                 Label('for_h_1_end'),
-            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17))),
+            ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17), (16, 16, 16, 9, 13, 13, 13, 9, 16))),
         'pin_cases': procedure(
             name='pin_cases', title='PIN results: case A or case B', kind='procedure', params=('side',), types={'_ask4': 'bool', '_for_e': 'units',
                 '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int', 'may_withdraw': 'bool',
@@ -2555,7 +2563,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_2_top'),
                 Label('for_u_2_end'),
             ), lines=lines_at('rulesets/series/movement.mst', (59, 60, 60, 60, 61, 62, 60, 65, 65, 65, 66, 67, 68, 69, 69, 69, 70, 69, 72, 73, 74, 75,
-                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65))),
+                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65), (9, 9, 9, 9, 13, 13, 9, 18, 18, 18, 9, 13, 13, 13,
+                13, 13, 17, 13, 13, 13, 13, 17, 17, 21, 17, 13, 13, 13, 13, 17, 17, 17, 21, 21, 21, 25, 25, 21, 17, 13, 9, 18))),
         'movement_phase': procedure(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'_ask5': 'bool', '_for_u': 'units',
                 '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex',
@@ -2626,11 +2635,12 @@ RULES = Rules(
                 Jump('if_6_end'),
                 Label('if_6_else'), Label('if_6_end'), Jump('for_u_3_top'),
                 Label('for_u_3_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (95, 100), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
-                22), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
-                103), 'rulesets/newtown/variations.mst', (110, 111, 110), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378,
-                377), 'rulesets/newtown/special_units.mst', (192, 193, 192), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
-                136, 136, 137, 136, 139, 134, 132))),
+            ), lines=lines_at('rulesets/series/movement.mst', (95, 100), (40, 51), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
+                22), (41, 9, 9, 9, 13, 13, 9, 41), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
+                103), (40, 40, 40, 40, 9, 9, 9, 13, 13, 13, 9, 9, 40), 'rulesets/newtown/variations.mst', (110, 111, 110), (33, 9,
+                33), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378, 377), (141, 9, 9, 13, 13, 13, 9,
+                141), 'rulesets/newtown/special_units.mst', (192, 193, 192), (42, 9, 42), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133,
+                134, 135, 136, 136, 136, 137, 136, 139, 134, 132), (62, 29, 29, 29, 9, 9, 13, 13, 13, 13, 17, 13, 13, 9, 29))),
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2641,7 +2651,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(morale_check__told__say_2),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16))),
+            ), lines=lines_at('rulesets/series/morale.mst', (11, 12, 13, 14, 13, 16), (16, 18, 30, 9, 30, 9))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask6': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'recovered': 'bool', 'side': 'side', 'u': 'unit'}, code=(
@@ -2686,9 +2696,10 @@ RULES = Rules(
                 Label('if_6_else'), Label('if_6_end'), Jump('for_u_3_top'),
                 Label('for_u_3_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), 'rulesets/newtown/cards.mst', (225, 226, 226, 227, 228, 226,
-                225), 'rulesets/series/rally.mst', (11, 11, 11, 11, 12, 13, 14, 15, 13, 11), 'rulesets/newtown/indian_rules.mst', (248, 249, 249,
-                249, 249, 250, 251, 252, 253, 252, 250, 256, 257, 256, 249, 248))),
+            ), lines=lines_at('rulesets/series/rally.mst', (5, 5, 5, 6, 5), (44, 44, 44, 9, 44), 'rulesets/newtown/cards.mst', (225, 226, 226, 227,
+                228, 226, 225), (44, 9, 9, 13, 13, 9, 44), 'rulesets/series/rally.mst', (11, 11, 11, 11, 12, 13, 14, 15, 13, 11), (43, 43, 43, 43, 9,
+                9, 13, 13, 9, 43), 'rulesets/newtown/indian_rules.mst', (248, 249, 249, 249, 249, 250, 251, 252, 253, 252, 250, 256, 257, 256, 249,
+                248), (35, 9, 9, 9, 9, 13, 17, 17, 21, 17, 13, 13, 17, 13, 9, 35))),
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit', 'target_hex': 'hex'}, code=(
@@ -2712,7 +2723,8 @@ RULES = Rules(
                     args=defensive_artillery_fire_phase__fire__artillery_fire_args, into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (136, 137, 138, 139, 138, 141, 142, 136, 144, 145, 146, 145, 149, 135))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (136, 137, 138, 139, 138, 141, 142, 136, 144, 145, 146, 145, 149, 135), (9, 13, 13,
+                17, 13, 13, 13, 9, 13, 13, 17, 13, 9, 50))),
         'artillery_fire': procedure(
             name='artillery_fire', title='Artillery Fire', kind='procedure', params=('target', 'side'), types={'_ask7': 'bool', '_for_a': 'units',
                 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side',
@@ -2746,14 +2758,15 @@ RULES = Rules(
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
             ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78, 80, 81, 82, 83, 84, 85, 86, 87, 84, 89,
-                80), 'rulesets/newtown/indian_rules.mst', (156, 157, 156))),
+                80), (9, 9, 9, 9, 9, 13, 13, 17, 17, 13, 9, 9, 32, 9, 9, 9, 9, 13, 13, 13, 9, 13, 32), 'rulesets/newtown/indian_rules.mst', (156,
+                157, 156), (39, 9, 39))),
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
                 Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101))),
+            ), lines=lines_at('rulesets/series/fire.mst', (98, 99, 101), (9, 9, 9))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
@@ -2776,7 +2789,8 @@ RULES = Rules(
                 Exec(rifle_fire_phase__results__set_rifle_result),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118))),
+            ), lines=lines_at('rulesets/series/fire.mst', (109, 110, 114, 114, 114, 114, 115, 116, 114, 118, 118, 118, 118, 119, 120, 118), (38, 36,
+                9, 9, 9, 9, 13, 13, 9, 9, 9, 9, 9, 13, 13, 9))),
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit',
                 'target_hex': 'hex'}, code=(
@@ -2800,7 +2814,8 @@ RULES = Rules(
                     'side'))), into=None),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (156, 157, 158, 159, 158, 161, 162, 156, 164, 165, 166, 165, 169, 155))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (156, 157, 158, 159, 158, 161, 162, 156, 164, 165, 166, 165, 169, 155), (9, 13, 13,
+                17, 13, 13, 13, 9, 13, 13, 17, 13, 9, 44))),
         'rifle_fire': procedure(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask8': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
@@ -2838,7 +2853,8 @@ RULES = Rules(
                 Label('if_3_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150, 155, 159, 160, 161, 162, 162, 162, 163,
-                164, 162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159))),
+                164, 162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159), (9, 9, 9, 9, 9, 13, 13, 17, 13, 9, 9, 38, 9, 9, 9, 9, 9, 13, 13, 9,
+                9, 9, 13, 9, 9, 13, 13, 13, 9, 13, 38))),
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_c': 'combats',
                 '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex',
@@ -2892,10 +2908,11 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (389, 390,
-                389), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
-                121), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), 'rulesets/newtown/indian_rules.mst', (303, 303, 304, 305, 306,
-                305, 308, 309, 303), 'rulesets/series/close_combat.mst', (24, 24, 24, 24, 25, 24, 30, 31))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/newtown/indian_rules.mst', (389, 390, 389), (47, 9,
+                47), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122, 121), (56, 9, 9, 9, 13, 13, 13, 17, 13, 9,
+                56), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), (31, 31, 31, 9, 9, 31), 'rulesets/newtown/indian_rules.mst', (303,
+                303, 304, 305, 306, 305, 308, 309, 303), (9, 43, 13, 13, 17, 13, 17, 17, 43), 'rulesets/series/close_combat.mst', (24, 24, 24, 24,
+                25, 24, 30, 31), (34, 34, 34, 34, 9, 34, 9, 9))),
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2905,7 +2922,7 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (62, 62, 62, 63, 62), (16, 16, 16, 9, 16))),
         'close_combat': procedure(
             name='close_combat', title='Close Combat', kind='procedure', params=('combat',), types={'_ask10': 'bool', '_ask11': 'bool',
                 '_ask12': 'bool', '_ask13': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side',
@@ -3067,7 +3084,8 @@ RULES = Rules(
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
                 JumpIfNot(close_combat__apply__if, 'if_18_else'),
-                ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
+                ApplyResult(result=close_combat__apply__result, args=close_combat__apply__result_args, labels=Labels((('morale_drm',
+                    'fieldworks_morale_drm'),), ())),
                 Jump('if_18_end'),
                 Label('if_18_else'), Label('if_18_end'), JumpIfNot(close_combat__apply__if_2, 'if_19_else'),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
@@ -3080,7 +3098,8 @@ RULES = Rules(
                 Jump('if_21_end'),
                 # § series 12.23, 13.25
                 Label('if_21_else'), Label('if_21_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_22_else'),
-                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
+                Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None,
+                    labels=Labels((('drm', 'fieldworks_morale_drm'),), ())),
                 Jump('if_22_end'),
                 Label('if_22_else'), Label('if_22_end'), JumpIfNot(close_combat__apply__if_2, 'if_23_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
@@ -3098,16 +3117,20 @@ RULES = Rules(
                 Label('if_24_else'), Label('if_24_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
-            ), lines=lines_at('rulesets/series/close_combat.mst', (198, 199, 200, 206, 207, 206, 209, 210, 211, 213, 213, 213, 214, 213, 219, 220,
-                220, 220, 221, 220, 223, 219, 225, 226, 227, 226), 'rulesets/newtown/indian_rules.mst', (317, 317, 318,
-                317), 'rulesets/series/close_combat.mst', (232, 233, 233, 234, 234, 234, 234, 235, 236, 237, 236, 239, 245, 246, 245, 234, 249, 233,
-                232, 254, 255), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478, 477, 480, 475, 482, 474, 473,
-                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (261, 262, 263, 264, 265, 266, 267, 268,
-                266), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (272, 276, 277,
-                278, 279, 280, 280, 281, 282, 280, 279, 285, 286, 286, 287, 288, 286, 285, 291, 292, 291, 276, 299,
-                300), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
-                351), 'rulesets/series/close_combat.mst', (303, 304, 305, 306, 307, 308, 307, 312, 313, 312, 316, 317, 316, 319, 320, 319, 326, 327,
-                326, 330, 331, 330, 336, 337, 338, 337, 340, 341, 340, 336, 351, 352, 354))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219, 218, 224, 225,
+                225, 225, 226, 225, 228, 224, 230, 231, 232, 231), (9, 9, 9, 9, 13, 9, 9, 9, 9, 9, 9, 9, 13, 9, 9, 13, 13, 13, 17, 13, 13, 9, 9, 9,
+                13, 9), 'rulesets/newtown/indian_rules.mst', (317, 317, 318, 317), (9, 42, 13, 42), 'rulesets/series/close_combat.mst', (237, 238,
+                238, 239, 239, 239, 239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238, 237, 259, 260), (44, 9, 9, 13, 13, 13, 13, 17, 17,
+                21, 17, 17, 17, 21, 17, 13, 13, 9, 44, 9, 9), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478,
+                477, 480, 475, 482, 474, 473, 69, 69, 69, 70, 69, 72), (43, 9, 9, 13, 13, 13, 13, 17, 17, 21, 17, 17, 13, 13, 9, 43, 9, 9, 9, 13, 9,
+                9), 'rulesets/series/close_combat.mst', (266, 267, 268, 269, 270, 271, 272, 273, 271), (9, 9, 9, 9, 9, 9, 13, 13,
+                9), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), (9, 9, 9, 13, 9, 9, 13,
+                9), 'rulesets/series/close_combat.mst', (277, 281, 282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290,
+                296, 297, 296, 281, 304, 305), (34, 42, 9, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 13, 17, 17, 13, 9, 9, 13, 9, 42, 9,
+                9), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352, 351), (156, 156, 156, 9, 13, 13, 17, 17, 13, 9,
+                156), 'rulesets/series/close_combat.mst', (308, 309, 310, 311, 312, 313, 312, 317, 318, 317, 321, 322, 321, 324, 325, 324, 331, 332,
+                331, 335, 336, 335, 341, 342, 343, 342, 345, 346, 345, 341, 356, 357, 359), (9, 9, 9, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9, 13, 9, 9,
+                13, 9, 9, 13, 9, 47, 9, 13, 9, 13, 17, 13, 47, 9, 9, 16))),
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_ask14': 'bool',
                 '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit',
@@ -3143,8 +3166,9 @@ RULES = Rules(
                 Label('if_5_else'), Label('if_5_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (359, 360, 362,
-                363, 364, 365, 366, 364, 362, 370, 370, 370, 370, 371, 372, 373, 372, 370, 360))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), (50, 9, 9, 9, 13,
+                50), 'rulesets/series/close_combat.mst', (364, 365, 367, 368, 369, 370, 371, 369, 367, 375, 375, 375, 375, 376, 377, 378, 377, 375,
+                365), (9, 9, 13, 17, 17, 21, 21, 17, 13, 13, 13, 13, 13, 17, 17, 21, 17, 13, 9))),
         'tactical_withdrawal': procedure(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -3173,8 +3197,8 @@ RULES = Rules(
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (383, 384, 384, 384, 384, 385,
-                384, 383, 388, 389, 389, 389, 389, 390, 389, 388))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), (33, 9, 33), 'rulesets/series/close_combat.mst', (388, 389, 389, 389,
+                389, 390, 389, 388, 393, 394, 394, 394, 394, 395, 394, 393), (20, 9, 9, 9, 9, 13, 9, 20, 20, 9, 9, 9, 9, 13, 9, 20))),
         'prepare_for_play': procedure(
             name='prepare_for_play', title='Prepare for Play', kind='procedure', params=(), types={'_for_u': 'units', 'u': 'unit'}, code=(
                 Label('step:optional_units'), JumpIfNot(prepare_for_play__optional_units__if, 'if_1_else'),  # § newtown I, 1.6, 6.2
@@ -3202,7 +3226,8 @@ RULES = Rules(
                 Label('for_u_1_end'), Label('step:cards'), Call(procedure='draw_card', args=rally_phase__opportunity_card__spend_momentum_args,
                     into=None),
                 Call(procedure='draw_card', args=game_turn__bottom_half_only__defensive_artillery_fire_phase_args, into=None),
-            ), lines=lines_at('rulesets/newtown/prepare.mst', (25, 26, 25, 30, 31, 30, 64, 64, 66, 66, 35, 35, 35, 36, 35, 40, 41))),
+            ), lines=lines_at('rulesets/newtown/prepare.mst', (25, 26, 25, 30, 31, 30, 64, 64, 66, 66, 35, 35, 35, 36, 35, 40, 41), (45, 9, 45, 35, 9,
+                35, 9, 41, 9, 47, 46, 46, 46, 9, 46, 9, 9))),
         'join_cup': procedure(
             name='join_cup', title='A marker joins the cup', kind='procedure', params=('token',), types={'token': 'marker'}, code=(
                 Label('step:join'), JumpIfNot(join_cup__join__if, 'if_1_else'),  # § newtown 1.9
@@ -3210,7 +3235,7 @@ RULES = Rules(
                 Exec(join_cup__join__put_in),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/prepare.mst', (47, 48, 49, 47))),
+            ), lines=lines_at('rulesets/newtown/prepare.mst', (47, 48, 49, 47), (16, 9, 9, 16))),
         'pre_game_enhancement': procedure(
             name='pre_game_enhancement', title='Pre-game Indian Enhancement', kind='procedure', params=(), types={'outcome': 'str'}, code=(
                 Label('step:roll'), Roll(table=TABLE__ENHANCEMENT_TABLE, column=None, modifiers=None, into='outcome', total=None),  # § newtown 1.8
@@ -3252,7 +3277,8 @@ RULES = Rules(
                 Label('if_12_else'), Label('if_12_end'), Label('if_9_end'), Label('if_8_end'), Label('if_7_end'), Label('if_6_end'), Label('if_5_end'),
                 Label('if_4_end'), Label('if_3_end'), Label('if_2_end'), Label('if_1_end'),
             ), lines=lines_at('rulesets/newtown/prepare.mst', (101, 103, 104, 103, 105, 107, 105, 108, 109, 108, 110, 111, 110, 112, 113, 112, 114,
-                115, 114, 116, 117, 116, 118, 119, 118, 120, 121, 122, 123, 122, 125, 121, 120, 128, 129, 128))),
+                115, 114, 116, 117, 116, 118, 119, 118, 120, 121, 122, 123, 122, 125, 121, 120, 128, 129, 128), (30, 9, 13, 9, 16, 13, 16, 16, 13,
+                16, 16, 13, 16, 16, 13, 16, 16, 13, 16, 16, 13, 16, 16, 13, 16, 16, 13, 17, 21, 17, 21, 13, 16, 16, 13, 16))),
         'place_with_indians': procedure(
             name='place_with_indians', title='Place a Random Event unit', kind='procedure', params=('unit',), types={'h': 'hex', 'hexes': 'hexes',
                 'unit': 'unit'}, code=(
@@ -3266,7 +3292,7 @@ RULES = Rules(
                     mode=''),
                 Exec(place_with_indians__place__advance_to),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/prepare.mst', (138, 139, 140, 141, 139, 143, 144))),
+            ), lines=lines_at('rulesets/newtown/prepare.mst', (138, 139, 140, 141, 139, 143, 144), (9, 9, 13, 13, 9, 13, 13))),
         'onondaga_enters': procedure(
             name='onondaga_enters', title='The Onondaga', kind='procedure', params=(), types={'h': 'hex'}, code=(
                 Label('step:place'), JumpIfNot(onondaga_enters__place__if, 'if_1_else'),  # § newtown 6.3, 1.9.1
@@ -3278,7 +3304,7 @@ RULES = Rules(
                     prompt='choose the hex', mode=''),
                 Exec(onondaga_enters__place__advance_to),
                 Label('if_1_end'), Call(procedure='join_cup', args=onondaga_enters__place__join_cup_args, into=None),
-            ), lines=lines_at('rulesets/newtown/prepare.mst', (156, 157, 158, 156, 160, 161, 163))),
+            ), lines=lines_at('rulesets/newtown/prepare.mst', (156, 157, 158, 156, 160, 161, 163), (9, 13, 13, 9, 13, 13, 9))),
         'breastwork_check': procedure(
             name='breastwork_check', title='Breastwork abandoned?', kind='procedure', params=(), types={}, code=(
                 Label('step:check'), JumpIfNot(breastwork_check__check__if, 'if_1_else'),  # § newtown 2.5.3
@@ -3286,7 +3312,7 @@ RULES = Rules(
                 Exec(breastwork_check__check__score),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/victory.mst', (96, 97, 98, 96))),
+            ), lines=lines_at('rulesets/newtown/victory.mst', (96, 97, 98, 96), (17, 9, 9, 17))),
         'examine_indian_stacks': procedure(
             name='examine_indian_stacks', title='Examine Indian stacks', kind='procedure', params=(), types={'_ask15': 'bool', 'h': 'hex'}, code=(
                 # § newtown 3.4; series 7.4
@@ -3301,7 +3327,7 @@ RULES = Rules(
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (94, 95, 95, 96, 97, 98, 95, 100, 94))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (94, 95, 95, 96, 97, 98, 95, 100, 94), (19, 9, 9, 13, 13, 13, 9, 13, 19))),
         'indian_movement_phases': procedure(
             name='indian_movement_phases', title='Indian Movement Phases', kind='procedure', params=('side',), types={'side': 'side',
                 'sortie': 'int'}, code=(
@@ -3320,8 +3346,8 @@ RULES = Rules(
                 # § newtown 5.2, 5.2.2
                 Label('step:activation'), Call(procedure='activation_movement_phase', args=Passed((('side', 'side'),)), into=None),
                 Label('step:pins'), Call(procedure='remove_pins', args=Passed((('side', 'side'),)), into=None),  # § newtown 5.2; series 9.3
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (86,), 'rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116,
-                114), 'rulesets/newtown/sequence.mst', (87, 88, 90))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (86,), (40,), 'rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116,
+                114), (9, 191, 13, 13, 17, 13, 191), 'rulesets/newtown/sequence.mst', (87, 88, 90), (36, 38, 29))),
         'standard_movement_phase': procedure(
             name='standard_movement_phase', title='Standard Movement Phase', kind='phase', params=('side',), types={'away': 'hexes', 'side': 'side',
                 'to': 'hex'}, code=(
@@ -3341,8 +3367,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)),
                     into=None),
                 Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.1
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (127, 128, 129, 130, 131, 129, 133,
-                135, 127), 'rulesets/newtown/sequence.mst', (98, 99))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), (17, 40), 'rulesets/newtown/special_units.mst', (127, 128, 129, 130, 131,
+                129, 133, 135, 127), (45, 9, 9, 13, 13, 9, 13, 9, 45), 'rulesets/newtown/sequence.mst', (98, 99), (32, 16))),
         'activation_movement_phase': procedure(
             name='activation_movement_phase', title='Activation Movement Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
@@ -3370,7 +3396,7 @@ RULES = Rules(
                 Label('if_3_else'), Label('if_3_end'), Label('if_2_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'), Label('step:done'), Call(procedure='end_activation', args=Passed(()), into=None),  # § newtown 5.2.2
             ), lines=lines_at('rulesets/newtown/sequence.mst', (106, 107, 108, 109, 110, 111, 112, 113, 111, 115, 116, 115, 117, 120, 121, 121, 121,
-                122, 121, 124, 117, 107, 127))),
+                122, 121, 124, 117, 107, 127), (17, 32, 9, 9, 9, 9, 13, 13, 9, 9, 13, 9, 16, 13, 13, 13, 13, 17, 13, 13, 16, 32, 16))),
         'end_activation': procedure(
             name='end_activation', title='The Activation Movement Phase ends', kind='procedure', params=(), types={'_for_u': 'units',
                 'u': 'unit'}, code=(
@@ -3381,14 +3407,14 @@ RULES = Rules(
                 Exec(end_activation__withdrawal__set_indian_withdrawal),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (142, 143, 143, 143, 144, 143))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (142, 143, 143, 143, 144, 143), (17, 36, 36, 36, 9, 36))),
         'final_movement_phase': procedure(
             name='final_movement_phase', title='Final Movement Phase', kind='phase', params=('side',), types={'side': 'side'}, code=(
                 Label('step:begin'), Exec(final_movement_phase__begin__set_indian_movement),  # § newtown 5.2.3
                 Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)), into=None),  # § newtown 5.2.3
                 Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.3
                 Label('step:breastwork'), Call(procedure='breastwork_check', args=Passed(()), into=None),  # § newtown 5.2.3, 2.5.3
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (152, 153, 154, 155))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (152, 153, 154, 155), (17, 32, 16, 38))),
         'indian_moves': procedure(
             name='indian_moves', title='Indian units move', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 # § series 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; newtown 3.5
@@ -3398,7 +3424,7 @@ RULES = Rules(
                     'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
                     'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (163,))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (163,), (16,))),
         'move_away_disrupted': procedure(
             name='move_away_disrupted', title='Disrupted units move away', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'away': 'hexes', 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'}, code=(
@@ -3417,7 +3443,8 @@ RULES = Rules(
                 Label('if_1_else'), Label('if_1_end'), Exec(movement_phase__disrupted_away__set_moved_away),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (176, 176, 176, 176, 177, 178, 179, 180, 181, 182, 179, 184, 176))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (176, 176, 176, 176, 177, 178, 179, 180, 181, 182, 179, 184, 176), (16, 16, 16, 16, 9,
+                9, 9, 13, 13, 13, 9, 9, 16))),
         'remove_pins': procedure(
             name='remove_pins', title='Pins removed after movement', kind='procedure', params=('side',), types={'_for_u': 'units', '_for_v': 'units',
                 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
@@ -3436,7 +3463,8 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (191, 191, 191, 192, 193, 194, 195, 195, 195, 196, 195, 198, 193, 191))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (191, 191, 191, 192, 193, 194, 195, 195, 195, 196, 195, 198, 193, 191), (16, 16, 16, 9,
+                9, 13, 13, 13, 13, 17, 13, 13, 9, 16))),
         'indian_end_phase': procedure(
             name='indian_end_phase', title='End Phase', kind='procedure', params=('side',), types={'_for_m': 'markers', 'm': 'marker',
                 'side': 'side'}, code=(
@@ -3453,7 +3481,8 @@ RULES = Rules(
                 Exec(indian_end_phase__return_markers__put_in),
                 Jump('for_m_1_top'),
                 Label('for_m_1_end'),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (207, 209, 210, 209, 213, 213, 213, 214, 215, 213))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (207, 209, 210, 209, 213, 213, 213, 214, 215, 213), (50, 33, 9, 33, 42, 42, 42, 9, 9,
+                42))),
         'roll_for_honor': procedure(
             name='roll_for_honor', title='Roll for Honor', kind='procedure', params=(), types={'eligible': 'units', 'tribe_or_clan': 'str',
                 'u': 'unit'}, code=(
@@ -3467,7 +3496,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(roll_for_honor__assign__set_honor_to_assign_2),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (42, 44, 45, 46, 47, 48, 45, 50))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (42, 44, 45, 46, 47, 48, 45, 50), (30, 9, 9, 13, 13, 13, 9, 13))),
         'lose_honor': procedure(
             name='lose_honor', title='Honor lost', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:lose'), JumpIfNot(lose_honor__lose__if, 'if_1_else'),  # § newtown 5.1.2, 5.1.3
@@ -3476,7 +3505,7 @@ RULES = Rules(
                 Exec(roll_for_honor__assign__set_honor_to_assign_2),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (57, 58, 59, 60, 57))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (57, 58, 59, 60, 57), (16, 9, 9, 9, 16))),
         'add_resolve_markers': procedure(
             name='add_resolve_markers', title='Check Indian Resolve markers join the cup', kind='procedure', params=(), types={}, code=(
                 Label('step:hit'), JumpIfNot(add_resolve_markers__hit__if, 'if_1_else'),  # § newtown 5.4.1, 1.9.2
@@ -3489,7 +3518,7 @@ RULES = Rules(
                 Call(procedure='join_cup', args=add_resolve_markers__hit__join_cup_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (165, 166, 167, 165, 169, 170, 171, 169))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (165, 166, 167, 165, 169, 170, 171, 169), (31, 9, 9, 31, 35, 9, 9, 35))),
         'indian_resolve_checks': procedure(
             name='indian_resolve_checks', title='Indian Resolve Morale Checks', kind='procedure', params=(), types={'_for_u': 'units',
                 'passed': 'bool', 'u': 'unit'}, code=(
@@ -3503,13 +3532,13 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (184, 184, 184, 184, 185, 186, 187, 186, 184))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (184, 184, 184, 184, 185, 186, 187, 186, 184), (18, 18, 18, 18, 9, 9, 13, 9, 18))),
         'indian_resolve_check': procedure(
             name='indian_resolve_check', title='Indian Resolve Morale Check', kind='procedure', params=('unit',
                 ), result='passed', types={'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
                 Label('step:roll'), RollDie('total', 'indian_resolve_drm'),  # § newtown 5.4.2; series 13.5
                 Label('step:result'), Let('passed', morale_check__result__let_passed),  # § newtown 5.4.2; series 13.5
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (195, 196))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (195, 196), (16, 32))),
         'fail_resolve': procedure(
             name='fail_resolve', title='Resolve fails', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:mark'), Exec(fail_resolve__mark__set_failed_resolve),  # § newtown 5.4.2, 5.4.3, 5.1.3
@@ -3520,13 +3549,13 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Call(procedure='resolve_retreat', args=Passed((('unit', 'unit'),)), into=None),
                 Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (204, 205, 207, 209, 210, 209, 212))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (204, 205, 207, 209, 210, 209, 212), (9, 9, 40, 9, 13, 9, 13))),
         'resolve_retreat': procedure(
             name='resolve_retreat', title='A retreat of Failed Resolve', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § newtown 5.4.3, 5.4.4
                 Label('step:retreat'), Prim(primitive='retreat', args=resolve_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': resolve_retreat__retreat__retreat_blocked}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (221,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (221,), (19,))),
         'retreat_before_combat_phase': procedure(
             name='retreat_before_combat_phase', title='Indian Retreat before Combat', kind='procedure', params=(), types={'_ask16': 'bool',
                 '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
@@ -3547,7 +3576,8 @@ RULES = Rules(
                 Exec(retreat_before_combat_phase__disengaged__resolve_combat),
                 Jump('for_c_1_top'),
                 Label('for_c_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (397, 398, 398, 399, 400, 398, 402, 397, 406, 406, 406, 407, 406))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (397, 398, 398, 399, 400, 398, 402, 397, 406, 406, 406, 407, 406), (34, 9, 9, 13,
+                13, 9, 13, 34, 38, 38, 38, 9, 38))),
         'retreat_before_combat': procedure(
             name='retreat_before_combat', title='Retreat before Combat', kind='procedure', params=('combat',), types={'_for_u': 'units',
                 'combat': 'combat', 'stacks': 'hexes', 'u': 'unit'}, code=(
@@ -3566,7 +3596,8 @@ RULES = Rules(
                 Call(procedure='retreat_one_hex_before_combat', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (412, 414, 414, 414, 414, 415, 414, 420, 420, 420, 420, 421, 420))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (412, 414, 414, 414, 414, 415, 414, 420, 420, 420, 420, 421, 420), (18, 33, 33, 33,
+                33, 9, 33, 41, 41, 41, 41, 9, 41))),
         'retreat_one_hex_before_combat': procedure(
             name='retreat_one_hex_before_combat', title='One unit retreats before combat', kind='procedure', params=('unit',
                 ), types={'follower': 'unit', 'unit': 'unit', 'vacated': 'hex'}, code=(
@@ -3585,7 +3616,8 @@ RULES = Rules(
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (436, 438, 439, 438, 441, 445, 446, 447, 448, 449, 447, 445))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (436, 438, 439, 438, 441, 445, 446, 447, 448, 449, 447, 445), (9, 9, 13, 9, 9, 32,
+                9, 9, 13, 13, 9, 32))),
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
                 'must_avoid': 'bool', 'unit': 'unit'}, code=(
@@ -3593,19 +3625,20 @@ RULES = Rules(
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (520,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (520,), (33,))),
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
                 Label('step:check'), JumpIfNot(retreat_unit__retreat__retreat_blocked, 'if_1_else'),  # § newtown 5.9
-                Call(procedure='morale_check', args=evasion_check__check__morale_check_args, into='passed'),
+                Call(procedure='morale_check', args=evasion_check__check__morale_check_args, into='passed', labels=Labels((('drm', 'evasion_drm'),),
+                    ())),
                 JumpIfNot(check_or_retreat__each__if, 'if_2_else'),
                 Exec(evasion_check__check__lose_step),
                 Call(procedure='adjust_army_morale', args=evasion_check__check__adjust_army_morale_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (539, 540, 541, 542, 543, 541, 539))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (539, 540, 541, 542, 543, 541, 539), (31, 9, 9, 13, 13, 9, 31))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
                 Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
@@ -3622,7 +3655,8 @@ RULES = Rules(
                 Label('if_4_else'), Label('if_4_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (34, 35, 36, 37, 36, 39, 40, 41, 42, 43, 42, 39, 34))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (34, 35, 36, 37, 36, 39, 40, 41, 42, 43, 42, 39, 34), (18, 9, 9, 13, 9, 9, 13, 13,
+                13, 17, 13, 9, 18))),
         'full_measure': procedure(
             name='full_measure', title='Full Measure', kind='procedure', params=(), types={'h': 'hex'}, code=(
                 Label('step:replace'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.7
@@ -3631,7 +3665,7 @@ RULES = Rules(
                 Exec(full_measure__replace__advance_to),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (173, 174, 175, 176, 173))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (173, 174, 175, 176, 173), (19, 9, 9, 9, 19))),
         'draw_card': procedure(
             name='draw_card', title='Draw an Opportunity Card', kind='procedure', params=('side',), types={'card': 'marker', 'side': 'side'}, code=(
                 Label('step:draw'), JumpIfNot(draw_card__draw__if, 'if_1_else'),  # § newtown 4.2.2
@@ -3644,7 +3678,7 @@ RULES = Rules(
                 Exec(draw_card__draw__set_indian_cards_drawn),
                 Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/cards.mst', (209, 210, 211, 212, 210, 214, 215, 216, 209))),
+            ), lines=lines_at('rulesets/newtown/cards.mst', (209, 210, 211, 212, 210, 214, 215, 216, 209), (16, 9, 13, 13, 9, 13, 13, 13, 16))),
         'discard': procedure(
             name='discard', title='Discard a card', kind='procedure', params=('card', 'side'), types={'card': 'marker', 'side': 'side'}, code=(
                 Label('step:discard'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),  # § newtown 4.2.3
@@ -3652,7 +3686,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(discard__discard__take_out_2),
                 Label('if_1_end'), Exec(discard__discard__put_in),
-            ), lines=lines_at('rulesets/newtown/cards.mst', (250, 251, 250, 253, 255))),
+            ), lines=lines_at('rulesets/newtown/cards.mst', (250, 251, 250, 253, 255), (9, 13, 9, 13, 9))),
         'card_window': procedure(
             name='card_window', title='Opportunity Cards may be played', kind='procedure', params=('side',), types={'_ask17': 'bool',
                 'card': 'marker', 'side': 'side'}, code=(
@@ -3666,7 +3700,7 @@ RULES = Rules(
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
                 Label('repeat_1_end'),
-            ), lines=lines_at('rulesets/newtown/cards.mst', (267, 268, 268, 269, 270, 271, 268, 273, 267))),
+            ), lines=lines_at('rulesets/newtown/cards.mst', (267, 268, 268, 269, 270, 271, 268, 273, 267), (115, 9, 9, 13, 13, 13, 9, 13, 115))),
         'close_combat_cards': procedure(
             name='close_combat_cards', title='Cards before the Close Combat roll', kind='procedure', params=('combat',
                 'side'), types={'_ask18': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
@@ -3693,37 +3727,40 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
             ), lines=lines_at('rulesets/newtown/cards.mst', (307, 308, 308, 309, 310, 311, 312, 312, 312, 312, 313, 312, 315, 311, 316, 317, 316, 319,
-                308, 307))),
+                308, 307), (126, 9, 9, 13, 13, 13, 17, 17, 17, 17, 21, 17, 17, 13, 20, 17, 20, 17, 9, 126))),
         'result:retreat': procedure(
             name='result:retreat', title='Retreat', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='retreat_unit', args=result__retreat__retreat_unit_args, into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
+            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31), (9, 9, 13, 9))),
         'result:disruption': procedure(
             name='result:disruption', title='Disruption', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='disrupt', args=Passed((('unit', 'affected'),)), into=None),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
+            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43), (9, 9, 13, 9))),
         'result:one_step_loss': procedure(
             name='result:one_step_loss', title='One-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int',
                 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Exec(result__one_step_loss__lose_step),
                 JumpIfNot(result__retreat__if, 'if_1_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
+            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54), (9, 9, 13, 9))),
         'result:two_step_loss': procedure(
             name='result:two_step_loss', title='Two-Step Loss', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'), types={'affected': 'unit', 'attacker': 'side',
@@ -3738,24 +3775,28 @@ RULES = Rules(
                 Exec(result__two_step_loss__lose_step),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), JumpIfNot(result__retreat__if, 'if_2_else'),
-                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None),
+                Call(procedure='check_or_retreat', args=Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (156, 157, 158, 159, 160, 161, 162, 160, 164, 165, 164))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (156, 157, 158, 159, 160, 161, 162, 160, 164, 165, 164), (9, 9, 9, 9, 9, 13, 13,
+                9, 9, 13, 9))),
         'result:captured_defender_choice': procedure(
             name='result:captured_defender_choice', title="Captured, Defender's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_defender_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
+            ), lines=lines_at('rulesets/series/results.mst', (84, 85), (9, 9))),
         'result:captured_attacker_choice': procedure(
             name='result:captured_attacker_choice', title="Captured, Attacker's Choice", kind='procedure', params=('affected', 'others', 'side',
                 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='capture_one', args=result__captured_attacker_choice__capture_one_args, into=None),
-                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
+                Call(procedure='check_and_retreat_or_disrupt', args=result__captured_defender_choice__check_and_retreat_or_disrupt_args, into=None,
+                    labels=Labels((), (('drm', 'morale_drm'),))),
+            ), lines=lines_at('rulesets/series/results.mst', (93, 94), (9, 9))),
         'result:pin': procedure(
             name='result:pin', title='Pinned', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'u', '_for_u'), types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3774,7 +3815,8 @@ RULES = Rules(
                 Exec(result__pin__set_pin_group),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112))),
+            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112), (9, 9, 9, 9, 13, 9, 9,
+                9, 9, 9, 13, 13, 9))),
         'result:leader_casualty': procedure(
             name='result:leader_casualty', title='Leader Casualty', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm', 'leaders', 'casualty'), types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side',
@@ -3785,22 +3827,22 @@ RULES = Rules(
                 Exec(result__leader_casualty__eliminate),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128))),
+            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128), (9, 9, 13, 13, 9))),
         'trigger:army_demoralized': procedure(
             name='trigger:army_demoralized', title='An army is demoralized', kind='procedure', params=('old', 'new', 'side'), types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
                 Label('step:do'), Exec(trigger__army_demoralized__win),
-            ), lines=lines_at('rulesets/series/army_morale.mst', (42,))),
+            ), lines=lines_at('rulesets/series/army_morale.mst', (42,), (10,))),
         'trigger:momentum_lost_on_capture': procedure(
             name='trigger:momentum_lost_on_capture', title='A +2 unit captured at full strength', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='lose_momentum', args=trigger__momentum_lost_on_capture__lose_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/momentum.mst', (59,))),
+            ), lines=lines_at('rulesets/series/momentum.mst', (59,), (10,))),
         'trigger:note_retreat': procedure(
             name='trigger:note_retreat', title='A retreat is recorded', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (240,))),
+            ), lines=lines_at('rulesets/series/results.mst', (240,), (10,))),
         'trigger:leaders_captured': procedure(
             name='trigger:leaders_captured', title='Leaders alone are captured', kind='procedure', params=('unit', 'hex', 'l',
                 '_for_l'), types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(
@@ -3810,99 +3852,99 @@ RULES = Rules(
                 Exec(trigger__leaders_captured__capture),
                 Jump('for_l_1_top'),
                 Label('for_l_1_end'),
-            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229))),
+            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229), (9, 9, 9, 13, 9))),
         'trigger:step_lost_vp': procedure(
             name='trigger:step_lost_vp', title='A step lost', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (23,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (23,), (10,))),
         'trigger:eliminated_vp': procedure(
             name='trigger:eliminated_vp', title='A unit eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__eliminated_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (29,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (29,), (10,))),
         'trigger:captured_vp': procedure(
             name='trigger:captured_vp', title='A unit captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__step_lost_vp__score),
-            ), lines=lines_at('rulesets/series/victory.mst', (35,))),
+            ), lines=lines_at('rulesets/series/victory.mst', (35,), (10,))),
         'trigger:american_step_lost': procedure(
             name='trigger:american_step_lost', title='American SPs lost with a step', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_step_lost__set_american_sp_eliminated),
-            ), lines=lines_at('rulesets/newtown/victory.mst', (17,))),
+            ), lines=lines_at('rulesets/newtown/victory.mst', (17,), (10,))),
         'trigger:american_unit_eliminated': procedure(
             name='trigger:american_unit_eliminated', title='American SPs lost with a unit', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__american_unit_eliminated__set_american_sp_eliminated),
-            ), lines=lines_at('rulesets/newtown/victory.mst', (23,))),
+            ), lines=lines_at('rulesets/newtown/victory.mst', (23,), (10,))),
         'trigger:leader_lost': procedure(
             name='trigger:leader_lost', title='A leader lost', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex', 'steps': 'int',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_lost__score),
-            ), lines=lines_at('rulesets/newtown/victory.mst', (77,))),
+            ), lines=lines_at('rulesets/newtown/victory.mst', (77,), (10,))),
         'trigger:leader_captured': procedure(
             name='trigger:leader_captured', title='A leader captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__leader_lost__score),
-            ), lines=lines_at('rulesets/newtown/victory.mst', (83,))),
+            ), lines=lines_at('rulesets/newtown/victory.mst', (83,), (10,))),
         'trigger:indian_unit_moved': procedure(
             name='trigger:indian_unit_moved', title='An Indian player unit moves', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__indian_unit_moved__set_moved_this_turn),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (59,))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (59,), (10,))),
         'trigger:combat_marker_joins': procedure(
             name='trigger:combat_marker_joins', title='The two sides meet', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='join_cup', args=trigger__combat_marker_joins__join_cup_args, into=None),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (136,))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (136,), (10,))),
         'trigger:honor_lost_in_combat': procedure(
             name='trigger:honor_lost_in_combat', title='Honor lost to a combat result', kind='procedure', params=('result', 'affected', 'others',
                 'side', 'attacker', 'defender', 'fire', 'morale_drm'), types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
                 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='lose_honor', args=Passed((('unit', 'affected'),)), into=None),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (85,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (85,), (10,))),
         'trigger:failed_resolve_pinned': procedure(
             name='trigger:failed_resolve_pinned', title='Failed Resolve and pinned', kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'bool', 'old': 'bool', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(fail_resolve__retreat__capture),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (240,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (240,), (10,))),
         'trigger:retreated_off_the_board': procedure(
             name='trigger:retreated_off_the_board', title='Retreated off the board', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__retreated_off_the_board__set_left_the_board),
                 Call(procedure='adjust_army_morale', args=trigger__retreated_off_the_board__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (275, 276))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (275, 276), (9, 9))),
         'trigger:platoon_attaches': procedure(
             name='trigger:platoon_attaches', title='The platoon attaches after an Indian movement phase', kind='procedure', params=('procedure',
                 'side'), types={'procedure': 'procedure', 'side': 'side'}, code=(
                 Label('step:do'), Call(procedure='attach_platoon', args=Passed(()), into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (52,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (52,), (10,))),
         'trigger:platoon_moves_with_its_parent': procedure(
             name='trigger:platoon_moves_with_its_parent', title='The platoon moves with its parent', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_moves_with_its_parent__advance_to),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (60,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (60,), (10,))),
         'trigger:platoon_shares_capture': procedure(
             name='trigger:platoon_shares_capture', title="The platoon shares its parent's capture", kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(standard_movement_phase__platoon_gets_away__capture),
                 Call(procedure='adjust_army_morale', args=trigger__platoon_shares_capture__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (73, 74))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (73, 74), (9, 9))),
         'trigger:platoon_shares_pin': procedure(
             name='trigger:platoon_shares_pin', title="The platoon shares its parent's pin", kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'bool', 'old': 'bool', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_shares_pin__set_pinned),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (81,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (81,), (10,))),
         'trigger:platoon_shares_order': procedure(
             name='trigger:platoon_shares_order', title="The platoon shares its parent's disruption", kind='procedure', params=('old', 'new',
                 'unit'), types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__platoon_shares_order__set_order),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (87,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (87,), (10,))),
         'trigger:platoon_eliminated': procedure(
             name='trigger:platoon_eliminated', title='The platoon eliminated', kind='procedure', params=('unit', 'hex', 'steps'), types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='adjust_army_morale', args=trigger__platoon_eliminated__adjust_army_morale_args, into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (95,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (95,), (10,))),
         'trigger:herd_captured': procedure(
             name='trigger:herd_captured', title='The cattle herd captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3912,12 +3954,12 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='adjust_army_morale', args=trigger__herd_captured__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (226, 227, 228, 227, 230))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (226, 227, 228, 227, 230), (9, 9, 13, 9, 9))),
         'trigger:indian_crosses_the_creek': procedure(
             name='trigger:indian_crosses_the_creek', title='An Indian unit crosses the creek', kind='procedure', params=('unit',
                 'hex'), types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Label('step:do'), Call(procedure='draw_card', args=game_turn__bottom_half_only__defensive_artillery_fire_phase_args, into=None),
-            ), lines=lines_at('rulesets/newtown/cards.mst', (241,))),
+            ), lines=lines_at('rulesets/newtown/cards.mst', (241,), (14,))),
     },
     triggers=(
         TriggerSpec(name='army_demoralized', title='An army is demoralized', event='changed:army_morale',
@@ -4208,6 +4250,7 @@ RULES = Rules(
         'define:exerts_zoc': ('Exerts a ZOC', '§ series 8.1', ''),
         'define:exposed': ('Next to the enemy with no Parade Order unit in the hex', '§ series 13.3, 13.4', ''),
         'define:ferocious': ('Indian ferocity', '§ newtown 5.6', ''),
+        'define:fieldworks_morale_drm': ('Attacked solely across fieldworks', '§ series 13.5', ''),
         'define:fire_flank_open': ('An open flank between firer and target', '§ series 10.6, 12.52', ''),
         'define:first_side': ('The first side', '§ series 6.1', ''),
         'define:flank_hexes': ('Hexes next to a defending and an attacking hex', '§ series 12.52', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'a9c4ecd736930b94b92c31d103908697aadbb4c4c9260b88b2f7f535ad925f0f'
+RULES_HASH = '3424eea8e9989d8525b14895111d4d20a341da22c1bb0b9758528b7a4efa3695'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -20,7 +20,7 @@ from engine import queries as q
 from engine.board_data import read_board
 from engine.instructions import (ApplyResult, Ask, Call, Choose, Exec, ForDrop, ForStart, Jump, JumpIfEmpty, JumpIfNot, JumpUnlessSwitch, Label, Let,
     Prim, Return, Roll)
-from engine.operands import Bound, Constant, Passed
+from engine.operands import Bound, Constant, Labels, Passed
 from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSpec, Level, LevelsSpec, ModifierListSpec, ModifierSpec, PlacementSpec,
     RestrictionSpec, ResultSpec, Rules, RuleSwitchSpec, ScenarioSpec, SideSpec, TableRow, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
@@ -236,24 +236,24 @@ RULES = Rules(
                 Exec(game__turns__set_turn),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Label('step:victory'), Exec(game__victory__determine_victory),
-            ), lines=lines_at('rulesets/training/battle.mst', (331, 332, 333, 331, 335))),
+            ), lines=lines_at('rulesets/training/battle.mst', (331, 332, 333, 331, 335), (17, 9, 9, 17, 19))),
         'game_turn': procedure(
             name='game_turn', title='Game turn', kind='procedure', params=(), types={}, code=(
                 Label('step:first'), Call(procedure='player_turn', args=game_turn__first__player_turn_args, into=None),
                 Label('step:second'), Call(procedure='player_turn', args=game_turn__second__player_turn_args, into=None),
-            ), lines=lines_at('rulesets/training/battle.mst', (340, 341))),
+            ), lines=lines_at('rulesets/training/battle.mst', (340, 341), (17, 18))),
         'player_turn': procedure(
             name='player_turn', title='Player turn', kind='procedure', params=('side',), types={'side': 'side'}, code=(
                 Label('step:begin'), Exec(player_turn__begin__set_phasing),
                 Label('step:movement'), Call(procedure='movement_phase', args=Passed((('side', 'side'),)), into=None),
                 Label('step:combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),
-            ), lines=lines_at('rulesets/training/battle.mst', (345, 346, 347))),
+            ), lines=lines_at('rulesets/training/battle.mst', (345, 346, 347), (17, 20, 18))),
         'movement_phase': procedure(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'side': 'side'}, code=(
                 Label('step:reinforcements'), Prim(primitive='enter_reinforcements', args=Passed((('side', 'side'),)), lambdas={}),
                 Label('step:move'), Prim(primitive='move_units', args=Passed((('side', 'side'),)),
                     lambdas={'stacking': movement_phase__move__move_units_stacking, 'stop_after': movement_phase__move__move_units_stop_after}),
-            ), lines=lines_at('rulesets/training/battle.mst', (351, 352))),
+            ), lines=lines_at('rulesets/training/battle.mst', (351, 352), (26, 16))),
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_combat': 'combats',
                 'combat': 'combat', 'side': 'side'}, code=(
@@ -266,7 +266,7 @@ RULES = Rules(
                 Call(procedure='close_combat', args=Passed((('combat', 'combat'),)), into=None),
                 Jump('for_combat_1_top'),
                 Label('for_combat_1_end'),
-            ), lines=lines_at('rulesets/training/battle.mst', (356, 357, 357, 357, 357, 358, 357))),
+            ), lines=lines_at('rulesets/training/battle.mst', (356, 357, 357, 357, 357, 358, 357), (21, 19, 19, 19, 19, 9, 19))),
         'close_combat': procedure(
             name='close_combat', title='Close combat', kind='procedure', params=('combat',), types={'_ask1': 'bool', '_for_u': 'units',
                 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'}, code=(
@@ -287,8 +287,8 @@ RULES = Rules(
                     column=close_combat__roll__combat_table_column, modifiers='combat_drm', into='result', total=None),
                 Label('step:apply'), ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
-            ), lines=lines_at('rulesets/training/battle.mst', (363,), 'rulesets/training/ruleset.mst', (14, 14, 14, 15, 15, 15, 15, 16, 15, 18,
-                14), 'rulesets/training/battle.mst', (364, 366, 367))),
+            ), lines=lines_at('rulesets/training/battle.mst', (363,), (16,), 'rulesets/training/ruleset.mst', (14, 14, 14, 15, 15, 15, 15, 16, 15, 18,
+                14), (9, 24, 24, 13, 13, 13, 13, 17, 13, 13, 24), 'rulesets/training/battle.mst', (364, 366, 367), (16, 9, 9))),
         'result:retreat': procedure(
             name='result:retreat', title='Retreat', kind='procedure', params=('units', 'side', 'u', '_for_u'), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -299,23 +299,23 @@ RULES = Rules(
                 Prim(primitive='retreat', args=close_combat__withdraw__retreat_args, lambdas={'stacking': movement_phase__move__move_units_stacking}),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/training/battle.mst', (304, 304, 304, 304, 305, 304))),
+            ), lines=lines_at('rulesets/training/battle.mst', (304, 304, 304, 304, 305, 304), (9, 9, 9, 9, 13, 9))),
         'result:step_loss': procedure(
             name='result:step_loss', title='Step loss', kind='procedure', params=('units', 'side', 'u'), types={'side': 'side', 'u': 'unit',
                 'units': 'units'}, code=(
                 Label('step:do'), Choose(var='u', options=Bound('units'), chooser=Bound('side'), kind='unit', prompt='choose the unit', mode=''),
                 Exec(result__step_loss__lose_step),
-            ), lines=lines_at('rulesets/training/battle.mst', (313, 314))),
+            ), lines=lines_at('rulesets/training/battle.mst', (313, 314), (9, 9))),
         'trigger:mill_taken': procedure(
             name='trigger:mill_taken', title='Red takes the mill', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__mill_taken__score),
-            ), lines=lines_at('rulesets/training/battle.mst', (377,))),
+            ), lines=lines_at('rulesets/training/battle.mst', (377,), (10,))),
         'trigger:unit_destroyed': procedure(
             name='trigger:unit_destroyed', title='A unit destroyed scores for the enemy', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__unit_destroyed__score),
-            ), lines=lines_at('rulesets/training/battle.mst', (382,))),
+            ), lines=lines_at('rulesets/training/battle.mst', (382,), (10,))),
     },
     triggers=(
         TriggerSpec(name='mill_taken', title='Red takes the mill', event='entered', condition=trigger__mill_taken__condition, once=True,

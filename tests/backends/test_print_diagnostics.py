@@ -1,4 +1,5 @@
-"""Bad counter looks are diagnostics with positions, and a failed build writes nothing."""
+"""Bad counter looks are diagnostics with positions, found by `muster check` (whatever it
+accepts, the build draws), and a failed build writes nothing."""
 
 from __future__ import annotations
 
@@ -49,25 +50,52 @@ def test_bad_counter_looks_are_reported_at_their_place(tmp_path, old, new, code,
     assert "ruleset.mst:" in str(e.value)
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "words"),
-    [
-        ('band "tan"; stripe "#b22222"', 'band "tanned"', "'tanned' is not a colour"),
-        ('short "Crown"; color "#c9a96e"', 'color "green-ish"', "'green-ish' is not a colour"),
-        ("{ symbol howitzer;", "{ symbol howitzzer;", "did you mean 'howitzer'"),
-    ],
-)
-def test_undrawable_colours_and_symbols_fail_the_print_build_not_the_check(
-    tmp_path, old, new, words
+def place(folder, text: str) -> str:
+    """`ruleset.mst:LINE:COLUMN` of the declaration whose line holds `text`."""
+    lines = (folder / "ruleset.mst").read_text(encoding="utf-8").splitlines()
+    line, found = next((n, t) for n, t in enumerate(lines, 1) if text in t)
+    return f"ruleset.mst:{line}:{len(found) - len(found.lstrip()) + 1}"
+
+
+# What a counter cannot be drawn with, or cannot print: each found by the check, at
+# its declaration (old text, new text, the message, a text of the declaration's line).
+UNDRAWABLE = [
+    ('band "tan"; stripe "#b22222"', 'band "tanned"', "'tanned' is not a colour", "regulars"),
+    ('short "Crown"; color "#c9a96e"', 'color "green-ish"', "'green-ish' is not a colour", "crown"),
+    ("{ symbol howitzer;", "{ symbol howitzzer;", "did you mean 'howitzer'", "howitzer"),
+    ('short "Wesley"', 'short "Wesley\'s Regiment of Foot"', "does not fit", "unit wesley"),
+    (
+        'back "Wounded"',
+        'back "Incapacitatedandcarriedfromthefield"',
+        "does not fit",
+        "colonel_blue",
+    ),
+    ("counters unit\n", 'counters unit\n    top_right "LONG TEXT"\n', "does not fit", "grenadiers"),
+    (
+        'marker disrupted "Disrupted" {',
+        'marker disrupted "Disrupted" { short "Disrupted and Shattered Too";',
+        "does not fit",
+        "marker disrupted",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "words", "declared"), UNDRAWABLE)
+def test_what_a_counter_cannot_draw_fails_the_check_and_the_build(
+    tmp_path, capsys, old, new, words, declared
 ):
+    """`muster check` refuses what the print build could not draw, at the place that
+    declares it; `muster build` refuses the same, exit 1, no traceback, nothing written."""
     folder = variant(tmp_path, old, new)
-    compile_ruleset(folder)  # the engine does not need them
-    for only in ("counters", "charts"):
-        with pytest.raises(CompileError) as e:
-            build(folder, tmp_path / "out", only, progress=False)
-        assert words in str(e.value) and "ruleset.mst:" in str(e.value)
+    assert main(["check", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+    assert f"{place(folder, declared)}: error:" in err, err
+    for only in ("engine", "counters"):
+        assert main(["build", str(folder), "--out", str(tmp_path / "out"), "--only", only]) == 1
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err and "internal error" not in err
     assert not (tmp_path / "out").exists()
-    build(folder, tmp_path / "out", "engine", progress=False)
 
 
 def test_a_name_too_long_for_the_counter_fails_the_build_and_writes_nothing(tmp_path):

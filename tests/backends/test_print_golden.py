@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from compiler.backends.print_and_play import chart_steps, counter_steps
+from compiler.backends.print_and_play.steps import chart_steps, counter_steps
 from compiler.check import compile_ruleset
 from tests.conftest import ROOT
 from tests.print_helpers import PRINT_TEST

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from compiler.backends.print_and_play import map_files
 from compiler.backends.print_and_play.geometry import A4, LETTER
 from compiler.backends.print_and_play.pages import HEADER_PX
+from compiler.backends.print_and_play.steps import map_files
 from compiler.backends.print_and_play.tiles import (
     MARK,
     OVERLAP_PX,

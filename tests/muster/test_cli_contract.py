@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
 from muster import check
 from muster.cli import main
-from tests.conftest import RULESETS
+from tests.conftest import training_failing_in_combat
 
 
 def one_line(capsys) -> str:
@@ -248,45 +247,47 @@ def test_a_soak_count_file_that_is_not_json_names_its_place(capsys, tmp_path):
         assert words in one_line(capsys)
 
 
+def failing_rule_place(folder, statement: str) -> str:
+    """Where the statement planted in the training battle stands: its
+    file:line:column, as an error of the rules names it."""
+    lines = (folder / "battle.mst").read_text(encoding="utf-8").splitlines()
+    line, text = next((n, t) for n, t in enumerate(lines, 1) if statement in t)
+    return f"battle.mst:{line}:{text.index(statement) + 1}"
+
+
 @pytest.mark.parametrize("command", [["play", "--seed", "1"], ["simulate", "--games", "3"]])
-def test_a_rule_that_fails_in_play_is_bad_input_at_its_line(capsys, tmp_path, command):
-    """A lookup off a table at run time is the rules' fault: exit 1 with the
-    rule's file:line and text (it said "internal error", exit 3); the soak
-    records it with the same place."""
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("let b = lookup(bonus, 5)", "table 'bonus' has no row for 5"),
+        ("let b = 1 / (turn - turn)", "Fraction(1, 0)"),
+    ],
+)
+def test_a_rule_that_fails_in_play_is_bad_input_at_its_line(
+    capsys, tmp_path, command, statement, message
+):
+    """A lookup off a table or a division by zero at run time is the rules'
+    fault: exit 1 with the rule's file:line:column and text (it said "internal
+    error", exit 3)."""
     folder = training_failing_in_combat(
         tmp_path,
-        "let b = lookup(bonus, 5)",
+        statement,
         'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n',
     )
     assert main([command[0], str(folder), *command[1:]]) == 1
     err = capsys.readouterr().err
-    assert "muster: the rules fail in play: table 'bonus' has no row for 5" in err
-    assert "procedure close_combat at " in err and "battle.mst:" in err
-    assert "step bonus: let b = lookup(bonus, 5)" in err
+    assert f"muster: the rules fail in play: {message}" in err
+    assert f"procedure close_combat at {folder / failing_rule_place(folder, statement)}:" in err
+    assert f"step bonus: {statement}" in err
     assert "internal error" not in err
 
 
 def test_a_rule_that_fails_in_a_soak_is_recorded_at_its_line(capsys, tmp_path):
-    folder = training_failing_in_combat(tmp_path, "let b = 1 / (turn - turn)")
+    statement = "let b = 1 / (turn - turn)"
+    folder = training_failing_in_combat(tmp_path, statement)
     report = tmp_path / "soak.md"
-    main(["soak", str(folder), "--games", "1", "--quiet", "--report", str(report)])
+    assert main(["soak", str(folder), "--games", "1", "--quiet", "--report", str(report)]) == 1
     text = report.read_text(encoding="utf-8")
     assert "| exception | ZeroDivisionError" in text
-    assert "(procedure close_combat at " in text and "battle.mst:" in text
-
-
-def training_failing_in_combat(tmp_path, statement: str, more: str = ""):
-    """The training battle with a step before each close combat's roll that
-    runs `statement` (and `more` declarations): a rule that fails in play."""
-    folder = tmp_path / "training"
-    shutil.copytree(RULESETS / "training", folder)
-    battle = folder / "battle.mst"
-    battle.write_text(
-        battle.read_text(encoding="utf-8").replace(
-            "    step roll: roll combat_table",
-            f"    step bonus: {statement}\n    step roll: roll combat_table",
-        )
-        + more,
-        encoding="utf-8",
-    )
-    return folder
+    assert f"(procedure close_combat at {folder / failing_rule_place(folder, statement)})" in text
+    assert "internal error" not in capsys.readouterr().err

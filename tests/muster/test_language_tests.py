@@ -336,17 +336,24 @@ def test_an_outer_frame_goes_on_after_the_call_it_stands_in(tmp_path):
     assert [runner.run(t).failure for t in tests] == [None, None]
 
 
-def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
-    # A table with no row for the value a rule looks up: an error of the
-    # rules at play time, reported as the failure of the test line that met it.
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [("score(red, lookup(bonus, 5))", "table 'bonus' has no row"), ("score(red, 1 / 0)", "")],
+)
+def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy, effect, message):
+    # A table with no row for the value a rule looks up, a division by zero: an
+    # error of the rules at play time, reported as the failure of the test line
+    # that met it, with the rule's file:line:column.
     battle = training_copy / "battle.mst"
     battle.write_text(
         battle.read_text(encoding="utf-8")
         + 'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n'
         + 'procedure bonus_asked "Bonus" {\n'
-        + '    step ask: ask red "Take the bonus?" { score(red, lookup(bonus, 5)) }\n}\n',
+        + f'    step ask: ask red "Take the bonus?" {{ {effect} }}\n}}\n',
         encoding="utf-8",
     )
+    lines = battle.read_text(encoding="utf-8").splitlines()
+    line, text = next((n, t) for n, t in enumerate(lines, 1) if effect in t)
     (training_copy / "tests" / "bonus.mst").write_text(
         'test no_row "A value the table has no row for" {\n'
         "    during bonus_asked ask\n"
@@ -356,8 +363,9 @@ def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
     )
     tests, run = run_tests(training_copy, "no_row")
     failure = run.outcomes[0].failure or ""
-    assert failure.startswith(f"{tests[0].file}:3: the rules fail here: table 'bonus' has no row")
-    assert "battle.mst:" in failure  # the rule the engine was running
+    assert failure.startswith(f"{tests[0].file}:3: the rules fail here: {message}")
+    # The rule the engine was running, at the effect's column.
+    assert f"at {battle}:{line}:{text.index(effect) + 1})" in failure
 
 
 @pytest.mark.slow

@@ -126,6 +126,18 @@ unit_type foot "Foot" {
     symbol infantry
 }
 
+terrain clear "Clear" {
+    color "#e8e2b0"
+    move 1
+}
+
+map "Field" {
+    columns 1..4
+    rows 1..4
+    shifted_columns even
+    default clear
+}
+
 attribute rank "Rank" {
     type int
 }

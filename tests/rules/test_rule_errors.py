@@ -37,7 +37,7 @@ def test_dump_code_shows_instructions_with_their_rule_lines(capsys):
     lines = out.splitlines()
     assert lines[0] == "phase movement_phase 'Movement Phase' (side)"
     call = next(line for line in lines if "prim(primitive='move_units'" in line)
-    assert call.endswith("# rulesets/training/battle.mst:352")
+    assert call.endswith("# rulesets/training/battle.mst:352:16")  # where the call starts
     assert "| step move: move_units(side, stacking: stack_ok(units)" in out
     assert main(["dump", "training", "--code", "no_such_procedure"]) == 2
     assert "movement_phase" in capsys.readouterr().err  # the known procedures, listed

@@ -52,6 +52,38 @@ def test_the_series_alone_is_refused_as_a_library_not_an_internal_error(command,
     assert "ok (a library" in capsys.readouterr().out
 
 
+def test_a_battle_without_a_map_is_refused_by_the_check(tmp_path, capsys):
+    """A battle (not a library) with no map checked ok, then `build` and `play`
+    ended in exit 3: the check now says so at its ruleset header, and what
+    would build or play it exits 1 with the same words."""
+    assert main(["new", "tiny", "--dir", str(tmp_path / "tiny")]) == 0
+    folder = tmp_path / "tiny"
+    entry = folder / "ruleset.mst"
+    entry.write_text(entry.read_text(encoding="utf-8").replace('import "map.mst"\n', ""), "utf-8")
+    for name, old, new in (
+        ("forces.mst", "    setup ", "    # setup "),
+        ("victory.mst", "units_at(crossroads)", "all_units()"),
+    ):
+        path = folder / name
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), "utf-8")
+    capsys.readouterr()
+    header = next(
+        n
+        for n, t in enumerate(entry.read_text(encoding="utf-8").splitlines(), 1)
+        if t.startswith("ruleset ")
+    )
+    for command in (
+        ["check"],
+        ["build", "--out", str(tmp_path / "out"), "--only", "engine"],
+        ["play", "--seed", "1"],
+    ):
+        assert main([command[0], str(folder), *command[1:]]) == 1, command
+        err = capsys.readouterr().err
+        assert f"ruleset.mst:{header}:1: error: the battle 'tiny' has no map" in err, err
+        assert "internal error" not in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_each_result_code_of_13_1_is_its_own_cited_declaration(series):
     by_code = {r.code: r for r in series.results}
     assert set(by_code) >= RESULT_CODES

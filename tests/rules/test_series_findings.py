@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import load_game
+from engine import explain
 from engine.los import distance
 from engine.save import from_json, to_json
 from engine.state import ON_MAP
@@ -740,3 +741,35 @@ def test_an_indian_evades_through_a_zoc_only_when_blocked(newtown):
     assert not s.is_chance_node()  # no evasion morale check
     billy = s.unit_hex[game.unit_by_name["little_billy"]]
     assert game.rules.board.labels[billy] in offered
+
+
+def test_the_fieldworks_morale_modifier_is_named_in_the_account(newtown):
+    """Series 13.5: "+1 Defending units attacked solely across unbreached fieldwork
+    hexsides". The +1 travels from the close combat through the result and the
+    morale checks of the other defenders (`morale_drm`, `drm`) into the morale
+    check's own catch-all entry; the account names it by the define the close
+    combat passed, not as "Other modifiers of this check". Walter Butler and Red
+    Jacket in 3416 are attacked across the breastwork (fieldworks, Newtown 2.5.3)
+    from 3516 and retreat: Red Jacket checks morale."""
+    game = newtown
+    stack = applying(["no_effect", "retreat"], "first_nj", "walter_butler")
+    stack[1]["bindings"]["defender"] = "indian"
+    s = position(
+        game,
+        {"turn": 3, "phasing": "american", "army_morale": {"american": 15, "indian": 15}},
+        {"walter_butler": "3416", "red_jacket": "3416", "first_nj": "3516"},
+        stack,
+        combats=[combat(["first_nj"], ["walter_butler", "red_jacket"], ["3516"], ["3416"])],
+    )
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    preview = explain.roll_preview(s)
+    assert preview is not None
+    assert [(m.label, m.amount, m.cite) for m in preview.modifiers] == [
+        ("Attacked solely across fieldworks", 1, "§ series 13.5")
+    ]
+    s.messages.clear()
+    s.apply_action(6)
+    checks = [m for m in s.messages if m.startswith("Morale Check")]
+    named = "Morale Check: rolled 6, +1 Attacked solely across fieldworks = 7."
+    assert checks == [named], s.messages

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,22 +80,53 @@ def test_each_scenario_plays_to_the_end(capsys, scenario, seed, as_the_command_p
     assert "Game over" in out.out
 
 
-def test_the_planted_error_names_its_rule(capsys, as_the_command_plays):
-    """Brief 8.1: with the switch on, the muster of the British reserve finds
-    nobody to choose; play stops with exit 1 and the rule's file, line and
-    text, not as an internal error."""
-    line = next(
-        i
-        for i, text in enumerate(PLANTED.read_text(encoding="utf-8").splitlines(), 1)
-        if PLANTED_RULE in text
+def planted_place() -> str:
+    """The planted rule's file:line:column."""
+    lines = PLANTED.read_text(encoding="utf-8").splitlines()
+    line, text = next((n, t) for n, t in enumerate(lines, 1) if PLANTED_RULE in t)
+    return (
+        f"tests/data/designer/the_crossing/planted_error.mst:{line}:{text.index(PLANTED_RULE) + 1}"
     )
-    code = main(["play", str(CROSSING), "--seed", "1", "--rule", "planted_error=on", "--quiet"])
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "--seed", "1", "--quiet"], ["simulate", "--games", "2"]]
+)
+def test_the_planted_error_names_its_rule(capsys, as_the_command_plays, command):
+    """Brief 8.1: with the switch on, the muster of the British reserve finds
+    nobody to choose; play stops with exit 1 and the rule's file, line, column
+    and text, not as an internal error."""
+    code = main([command[0], str(CROSSING), "--rule", "planted_error=on", *command[1:]])
     err = capsys.readouterr().err
     assert code == 1, err
     assert "internal error" not in err
     assert "the rules fail in play: nothing to choose from for 'reserve'" in err
-    assert f"tests/data/designer/the_crossing/planted_error.mst:{line}" in err
+    assert f"in the rules, procedure player_turn at {planted_place()}:" in err
     assert PLANTED_RULE in err
+
+
+def test_the_planted_error_fails_a_language_test_at_its_rule(tmp_path, capsys):
+    """`muster test`: a test whose position plays into the planted error fails,
+    naming the rule's file:line:column; the other tests still run."""
+    battle = tmp_path / "the_crossing"
+    shutil.copytree(CROSSING, battle)
+    (battle / "tests" / "planted.mst").write_text(
+        'test planted "The muster of the reserve finds nobody" {\n'
+        "    rule planted_error on\n"
+        "    set turn 2\n"
+        "    at 0303 british_grenadiers\n"
+        "    during player_turn begin side british\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    assert main(["test", str(battle), "-k", "plan"]) == 1
+    printed = capsys.readouterr()
+    place = planted_place().replace("tests/data/designer/the_crossing", str(battle))
+    assert "planted.mst::planted FAILED" in printed.out
+    assert "nothing to choose from for 'reserve'" in printed.out
+    assert f"in the rules, procedure player_turn at {place})" in printed.out
+    assert "3 passed, 1 failed" in printed.out
+    assert "internal error" not in printed.out + printed.err
 
 
 def test_the_jagers_forced_move_under_the_incremental_check():

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
+import shutil
 import threading
 import time
 
@@ -27,7 +29,7 @@ from engine.play import certify, play_game, read_log
 from engine.save import to_json
 from muster.cli import main
 from table.server import Table, make_app, open_table
-from tests.conftest import STEPS
+from tests.conftest import RULESETS, STEPS, training_failing_in_combat
 
 SEED = 3
 HOSTS = {"testserver"}  # the Host header of Starlette's test client
@@ -554,3 +556,52 @@ def test_the_panel_shows_the_rulebooks_tracks_and_bags_in_its_words(client, newt
         "face_down": len(tg.state.bags["american_deck"]),
     }
     assert all("_" not in b["title"] and "hidden" not in b["markers"] for b in bags.values())
+
+
+def test_a_rule_that_fails_in_play_is_named_at_its_place(tmp_path):
+    """A rule that fails at run time (a division by zero before each close combat's
+    roll) is reported by the table with the rule's file:line:column, the game kept
+    as it was before the move; never a fault of the server."""
+    statement = "let b = 1 / (turn - turn)"
+    folder = training_failing_in_combat(tmp_path, statement)
+    lines = (folder / "battle.mst").read_text(encoding="utf-8").splitlines()
+    line, text = next((n, t) for n, t in enumerate(lines, 1) if statement in t)
+    place = f"procedure close_combat at {folder / 'battle.mst'}:{line}:{text.index(statement) + 1}"
+    table = open_table(folder, "skirmish", bot="random", seed=SEED, saves=tmp_path / "saves")
+    client = TestClient(make_app(table, HOSTS))
+    tg = table.make_game("skirmish", "both", "random", SEED)
+    view = join(client, table, tg, "both")
+    rng = random.Random(SEED)
+    for _ in range(400):
+        assert view["over"] is None, "the game ended without a close combat"
+        move = view["move"]
+        if view["waits_for_roll"]:
+            r = client.post(f"/api/games/{tg.id}/roll", json={"move": move})
+        else:
+            action = rng.choice([a["action"] for a in view["decision"]["actions"]])
+            r = client.post(f"/api/games/{tg.id}/act", json={"move": move, "action": action})
+        if r.status_code != 200:
+            break
+        view = r.json()
+    assert r.status_code == 500
+    error = r.json()["error"]
+    assert error.startswith("the rules could not go on: ") and f"(in the rules, {place})" in error
+    assert client.get(f"/api/games/{tg.id}").json()["move"] == view["move"]
+
+
+def test_a_game_whose_rules_fail_before_its_first_decision_is_refused(tmp_path):
+    """A rule failing before the first decision: the new game is refused with the
+    rule's file:line:column."""
+    folder = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    battle = folder / "battle.mst"
+    text = battle.read_text(encoding="utf-8")
+    begin = "    step begin: set phasing = side\n"
+    battle.write_text(text.replace(begin, begin + "    step odd: let b = 1 / 0\n"), "utf-8")
+    line = text[: text.index(begin)].count("\n") + 2
+    table = open_table(folder, "skirmish", bot="random", seed=SEED, saves=tmp_path / "saves")
+    r = TestClient(make_app(table, HOSTS)).post("/api/games", json={"side": "both"})
+    assert r.status_code == 500
+    error = r.json()["error"]
+    assert error.startswith("the game cannot start, the rules fail: ")
+    assert f"(in the rules, procedure player_turn at {battle}:{line}:15)" in error

@@ -18,7 +18,7 @@ from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.face import Face, tint
 from compiler.backends.print_and_play.layout import DoesNotFit, Values, lay_out, wrapped
-from compiler.check.counters import look_of
+from compiler.check.counters import check_looks, look_of
 from dsl.diagnostics import BAD_VALUE, Reporter
 
 BACK_TEXT_BOX = (12, 54, 176, 176)
@@ -51,6 +51,15 @@ def face_names(u: ir.Unit) -> tuple[str, ...]:
         f"{counter_name(u.name, step)}-{sides[step % 2]}"
         for step in range(max(len(u.strengths), 2))
     )
+
+
+def check_counters(rules: ir.Ruleset, r: Reporter) -> None:
+    """Every counter can be drawn: its colours and symbols (`check_looks`), then the
+    text it prints fits its slots. The checker runs it, so that what `muster check`
+    accepts the build draws."""
+    check_looks(rules, r)
+    if not r.has_errors():  # (a counter is laid out with its colours)
+        counter_mix(rules, r)
 
 
 def counter_mix(rules: ir.Ruleset, r: Reporter) -> list[Counter]:

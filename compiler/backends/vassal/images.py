@@ -15,10 +15,10 @@ from compiler import ir
 from compiler.backends.fonts import fit, font
 from compiler.backends.map_render import MapRenderer
 from compiler.backends.png import png_bytes
-from compiler.backends.print_and_play import chart_images
 from compiler.backends.print_and_play.face import ink_on
 from compiler.backends.print_and_play.mix import Counter
 from compiler.backends.print_and_play.paint import paint
+from compiler.backends.print_and_play.steps import chart_images
 from compiler.map.model import MapModel
 
 SCREEN_DPI = 200
