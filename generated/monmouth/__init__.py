@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7'
+RULES_HASH = 'c5728c324af540751adf77e61a213fd6b73c9c1be9d05320e48439bf43bc3ea9'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9'
+RULES_HASH = '618338e36e86c63e16f723b5f9009dadc941fb9247c7eadad096ad9cbd5b3c37'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
