@@ -46,10 +46,12 @@ clock) or seconds (`mcts:0.5s`, which depends on the machine's speed and
 so is not): N rollouts per searched decision and per posture choice, in
 rounds of one rollout per candidate (at least one round). A seconds
 budget is a promise: it counts from the moment the bot is asked, the
-rollouts look at the clock as they play (a round of posture rollouts can
-take seconds), and a round the deadline cuts short is not counted — when
-not even one round fits, the heuristic's choice (or the tuned posture)
-stands.
+rollouts look at the clock before each action (a round of posture
+rollouts can take seconds), the heuristic's look-ahead before each
+candidate and die roll it values (`Policy.deadline`), and a round the
+deadline cuts short is not counted — when not even one round fits, the
+heuristic's choice (or the tuned posture) stands. The search aims at
+`AIM` of the budget, leaving the rest for the action in flight.
 """
 
 from __future__ import annotations
