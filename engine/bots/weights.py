@@ -55,7 +55,9 @@ variable a condition reads that no declaration (nor the defaults) weighs
 gets weight 1, signed by the way it wins (+1 for a count a side wants high,
 −1 for one it wants low); where no declaration that applies lists
 objectives, the hexes the conditions name are objectives too, for the side
-they win for. A battle whose declarations weigh all of it plays as before.
+they win for, and the exits of a side that wins by leaving are objectives
+of the other (to bar them; an exit weighs 1, shared among its hexes). A
+battle whose declarations weigh all of it plays as before.
 """
 
 from __future__ import annotations
@@ -101,7 +103,9 @@ def weights_for(game: Game) -> Weights:
     variables = dict(DEFAULT_VARIABLES)
     terrain: dict[str, float] = {}
     goals = _goals(game)
-    objectives = _goal_objectives(game, goals)
+    exits = _agreed(pair for g in goals for pair in _exit_signs(g))
+    exiting = frozenset(p for p, sign in exits.items() if sign > 0)
+    objectives = _goal_objectives(game, goals, exiting)
     for spec in _applying(game):
         terms.update(spec.terms)
         variables.update(spec.variables)
@@ -112,8 +116,6 @@ def weights_for(game: Game) -> Weights:
         variables.setdefault(name, float(sign))
     known = {v.name for v in game.rules.variables if v.scope == "side"} | {"vp"}
     variables = {name: w for name, w in variables.items() if name in known}
-    exits = _agreed(pair for g in goals for pair in _exit_signs(g))
-    exiting = frozenset(p for p, sign in exits.items() if sign > 0)
     return Weights(terms, variables, terrain, objectives, exiting)
 
 
@@ -123,12 +125,25 @@ def _goals(game: Game) -> list[GoalSpec]:
     return [g for g in game.rules.goals if not g.scenarios or scenario in g.scenarios]
 
 
-def _goal_objectives(game: Game, goals: list[GoalSpec]) -> tuple[tuple[int, int, float], ...]:
+def _goal_objectives(
+    game: Game, goals: list[GoalSpec], exiting: frozenset[int]
+) -> tuple[tuple[int, int, float], ...]:
     """The objectives where no declaration lists them: the map's victory hexes for
-    both sides, then each other hex a way of winning names, for its winner."""
+    both sides, then each other hex a way of winning names, for its winner, then
+    the exits the enemy wins by leaving from, for the side that must bar them
+    (an exit weighs 1 in all, shared among its hexes)."""
     hexes = game.rules.victory_hexes
     named = dict.fromkeys((h, g.winner) for g in goals for h in g.hexes if h not in hexes)
-    return tuple((h, -1, 1.0) for h in hexes) + tuple((h, p, 1.0) for h, p in named)
+    barring = [
+        (h, p, 1.0 / len(x.hexes))
+        for p in range(len(game.rules.sides))
+        if exiting - {p}
+        for x in game.rules.exits
+        for h in sorted(x.hexes)
+    ]
+    return (
+        tuple((h, -1, 1.0) for h in hexes) + tuple((h, p, 1.0) for h, p in named) + tuple(barring)
+    )
 
 
 def _exit_signs(goal: GoalSpec) -> list[tuple[int, int]]:

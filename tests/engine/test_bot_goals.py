@@ -33,10 +33,16 @@ def _choice(s: State) -> str:
 
 def test_a_side_that_wins_by_leaving_makes_for_the_exits(escape):
     """The Escape has no weight for exits: its victory counts Blue's exits, so
-    Blue (and only Blue) weighs them; no hex is an objective."""
+    Blue (and only Blue) weighs them, and Red makes for the hexes Blue may leave
+    from, to bar them: each exit weighs 1, shared among its hexes."""
     w = weights_for(escape)
-    assert w.exits == {escape.rules.side_index("blue")}
-    assert w.objectives == ()
+    blue, red = escape.rules.side_index("blue"), escape.rules.side_index("red")
+    assert w.exits == {blue}
+    labels = escape.rules.board.labels
+    barred = [(labels[h], side, round(wt, 3)) for h, side, wt in w.objectives]
+    road = [("0904", red, 1.0)]
+    edge = [(f"090{row}", red, round(1 / 6, 3)) for row in range(1, 7)]
+    assert barred == road + edge
 
 
 def test_a_unit_on_an_exit_hex_leaves_the_map(escape):
