@@ -3,8 +3,10 @@
 Nothing here names a battle. What the bot wants comes from the ruleset: the
 objectives are the map's victory hexes or those a `bot_weights` declaration
 lists; the scenario's victory conditions (the IR's `victory` declarations)
-are checked on the position to see where the game stands; state variables
-such as VP and army morale are weighed by name from the rule files;
+are checked on the position to see where the game stands, and what they
+read that no weight names (exits, hexes, per-side variables: the
+compiler's goals) is weighed all the same; state variables such as VP and
+army morale are weighed by name from the rule files;
 close-combat odds come from the same `odds_column` query and odds table the
 engine resolves combats on; terrain is valued by its TEC attributes; zones
 of control tell a unit with no way back; leaders are valued by whom they
@@ -12,11 +14,12 @@ may command (14.1, 14.2). Weights: engine/bots/weights.py.
 
 Decisions by kind:
 
-- movement (step actions): the step that most raises the moving unit's
+- movement (step and exit actions): the step that most raises the moving unit's
   hex value (objectives, terrain, contact at good odds, no way back,
   command) — the unit that moved last first, so each completes its move,
   then the other combat units, leaders last so that they follow — or PASS
-  when no step improves anything;
+  when no step improves anything; leaving the map by an exit is one more
+  such move, worth what it gains a side whose victory counts its exits;
 - close-combat designation: the best-odds combat, if its margin over even
   odds (less the defender's terrain) reaches `attack_threshold`, else PASS;
 - a hex to pick among many (set-up, entry, retreat far afield): the best hex
