@@ -84,6 +84,7 @@ class _Reader:
         self.defines = {d.name: d for d in rules.defines}
         self.procedures = {p.name: p for p in rules.procedures}
         self.per_side = {v.name for v in rules.variables if v.scope == "side"}
+        self.reading: set[str] = set()  # the defines being read
 
     def read(self, goal: Goal, e: Any, d: int, env: Env) -> None:
         """Note in `goal` what expression `e` reads, rising in direction `d`."""
@@ -96,11 +97,15 @@ class _Reader:
             arg, outer = env[e.name]
             self.read(goal, arg, d, outer)
         elif isinstance(e, ir.DefineCall) and e.define in self.defines:
+            if e.define in self.reading:  # a define that calls itself: read once
+                return
             define = self.defines[e.define]
             inner = {
                 name: (arg, env) for (name, _), arg in zip(define.params, e.args, strict=False)
             }
+            self.reading.add(e.define)
             self.read(goal, define.body, d, inner)
+            self.reading.discard(e.define)
         elif isinstance(e, ir.Query) and e.func == "exited_units" and e.args:
             side = self.side_of(e.args[0], env)
             if side is not None:
