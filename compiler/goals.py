@@ -88,50 +88,62 @@ class _Reader:
 
     def read(self, goal: Goal, e: Any, d: int, env: Env) -> None:
         """Note in `goal` what expression `e` reads, rising in direction `d`."""
+        if not self._read_leaf(goal, e, d, env):
+            self._read_parts(goal, e, d, env)
+
+    def _read_leaf(self, goal: Goal, e: Any, d: int, env: Env) -> bool:
+        """What a constant, a parameter, a define, an exit count or a per-side
+        variable reads; False for any other expression."""
         if isinstance(e, ir.Const):
-            if e.type == "hex":
-                goal.hexes.add(e.value)
-            elif e.type == "hexes":
-                goal.hexes.update(e.value)
+            goal.hexes.update(
+                (e.value,) if e.type == "hex" else e.value if e.type == "hexes" else ()
+            )
         elif isinstance(e, ir.Binding) and e.name in env:
             arg, outer = env[e.name]
             self.read(goal, arg, d, outer)
         elif isinstance(e, ir.DefineCall) and e.define in self.defines:
-            if e.define in self.reading:  # a define that calls itself: read once
-                return
-            define = self.defines[e.define]
-            inner = {
-                name: (arg, env) for (name, _), arg in zip(define.params, e.args, strict=False)
-            }
-            self.reading.add(e.define)
-            self.read(goal, define.body, d, inner)
-            self.reading.discard(e.define)
+            self._read_define(goal, self.defines[e.define], e.args, d, env)
         elif isinstance(e, ir.Query) and e.func == "exited_units" and e.args:
-            side = self.side_of(e.args[0], env)
-            if side is not None:
-                _note(goal.exits, side, d)
+            _note(goal.exits, self.side_of(e.args[0], env), d)
         elif isinstance(e, ir.VarAt) and e.name in self.per_side:
             side = self.side_of(e.index, env)
-            if side is not None:
-                _note(goal.variables, (e.name, side), d)
-        elif isinstance(e, ir.Binary):
+            _note(goal.variables, None if side is None else (e.name, side), d)
+        else:
+            return False
+        return True
+
+    def _read_define(
+        self, goal: Goal, define: ir.Define, args: tuple[ir.TExpr, ...], d: int, env: Env
+    ) -> None:
+        """A define's body, its parameters bound to the caller's arguments (a
+        define that calls itself is read once)."""
+        if define.name in self.reading:
+            return
+        inner = {name: (arg, env) for (name, _), arg in zip(define.params, args, strict=False)}
+        self.reading.add(define.name)
+        self.read(goal, define.body, d, inner)
+        self.reading.discard(define.name)
+
+    def _read_parts(self, goal: Goal, e: Any, d: int, env: Env) -> None:
+        """The expressions inside e, each in the direction it moves e."""
+        if isinstance(e, ir.Binary):
             left, right = _DIRECTIONS.get(e.op, (0, 0))
             self.read(goal, e.left, d * left, env)
             self.read(goal, e.right, d * right, env)
         elif isinstance(e, ir.Unary):
             self.read(goal, e.operand, -d if e.op in ("not", "-") else d, env)
         elif isinstance(e, ir.Aggregate):
-            rising = e.op in _RISING
-            self.read(goal, e.collection, d if rising else -d, env)
+            rising = d if e.op in _RISING else -d
+            self.read(goal, e.collection, rising, env)
             if e.body is not None:
-                self.read(goal, e.body, d if rising else -d, env)
+                self.read(goal, e.body, rising, env)
         elif isinstance(e, ir.Conditional):
             self.read(goal, e.test, 0, env)
             self.read(goal, e.then, d, env)
             self.read(goal, e.orelse, d, env)
         else:
             for part in _parts(e):
-                self.read(goal, part, 0 if not isinstance(e, ir.Where) else d, env)
+                self.read(goal, part, d if isinstance(e, ir.Where) else 0, env)
 
     def side_of(self, e: Any, env: Env) -> str | None:
         """The side an expression names, where the rules fix it (None elsewhere)."""
@@ -159,8 +171,10 @@ class _Reader:
 
 
 def _note(out: dict[Any, int], key: Any, d: int) -> None:
-    """Record a read's direction; two reads that disagree leave it unknown (0)."""
-    out[key] = d if out.get(key, d) == d else 0
+    """Record a read's direction (None: a side the rules do not fix, not
+    recorded); two reads that disagree leave it unknown (0)."""
+    if key is not None:
+        out[key] = d if out.get(key, d) == d else 0
 
 
 def _parts(e: Any) -> Iterator[Any]:
