@@ -86,6 +86,17 @@ SAME_GAMES = {
     "7f0045615c256e0409d519b3ac6e0453c2f051168895714ef2477a975780be0e": (
         "da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9"
     ),
+    # Monmouth and Newtown: the generated rules carry what each way of
+    # winning reads (`goals`, compiler/goals.py), which the bots weigh only where no
+    # `bot_weights` does, and these battles' declarations weigh it all; seeded
+    # `muster play` games of every scenario (heuristic against heuristic and
+    # against random, both ways, 42 games) give the same moves, account and result.
+    "ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7": (
+        "c5728c324af540751adf77e61a213fd6b73c9c1be9d05320e48439bf43bc3ea9"
+    ),
+    "da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9": (
+        "618338e36e86c63e16f723b5f9009dadc941fb9247c7eadad096ad9cbd5b3c37"
+    ),
 }
 
 

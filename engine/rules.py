@@ -465,6 +465,21 @@ class BotWeightsSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class GoalSpec:
+    """What one way of winning reads (compiler/goals.py), for the bots: a victory
+    condition's or a winning trigger's `winner`, in `scenarios` (empty: every
+    one); the sides whose exited units it counts and the per-side variables it
+    reads, each with a direction (+1: the more, the nearer that win; -1: the
+    less; 0: not known); the hexes it names."""
+
+    winner: int
+    scenarios: tuple[str, ...]
+    exits: tuple[tuple[int, int], ...]  # (side, direction)
+    hexes: tuple[int, ...]
+    variables: tuple[tuple[str, int, int], ...]  # (variable, side, direction)
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
     name: str
     title: str
@@ -512,6 +527,8 @@ class Rules:
     board_patches: dict[tuple[str, ...], BoardPatch] = field(default_factory=dict)
     # Where units may leave the map on purpose.
     exits: tuple[ExitSpec, ...] = ()
+    # What each way of winning reads, for the bots.
+    goals: tuple[GoalSpec, ...] = ()
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -937,6 +937,13 @@ def _check_choices(rules: ir.Ruleset, scenario: str | None, side: str | None, bo
         raise TableError(f"unknown scenario {scenario!r}; known: {known}", 2)
 
 
+def default_bot() -> str:
+    """The bot a table plays when none is named: the heuristic where one is
+    registered, else the random bot (`benchmarks/bench_bot_time.py --bot table`
+    times it in every shipped scenario)."""
+    return "heuristic" if "heuristic" in BOTS else "random"
+
+
 def open_table(
     arg: str | Path,
     scenario: str | None = None,
@@ -952,7 +959,7 @@ def open_table(
     heuristic bot where one is registered, else the random bot. `seed` is the first
     game's seed (None: every game's is drawn at random). `compiled` passes rules
     already checked (`compile_ruleset(arg)`), to compile them once."""
-    bot = bot or ("heuristic" if "heuristic" in BOTS else "random")
+    bot = bot or default_bot()
     rules, sources = compiled or compile_ruleset(arg)
     package = load_generated(generate(rules), rules.name)
     sides = [s.name for s in rules.sides]

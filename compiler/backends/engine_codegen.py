@@ -36,6 +36,7 @@ from compiler.backends.pysource import (
 )
 from compiler.check.terrain_changes import change_groups
 from compiler.check.variables import EACH_SIDE as EACH_SIDE_NAME
+from compiler.goals import goals as victory_goals
 from compiler.load import PROJECT_ROOT
 from compiler.map.board import board_patches, build_board
 from dsl.source import Span
@@ -1012,6 +1013,19 @@ class Codegen:
             return ()
         return tuple(sorted({self.hex_index[pl.hex] for pl in r.map.places if pl.victory}))
 
+    def goals(self) -> list[str]:
+        """What each way of winning reads (compiler/goals.py), as `GoalSpec`s: only
+        those that read exits, hexes or per-side variables."""
+        side = self.index["side"]
+        return [
+            f"GoalSpec(winner={side[g.winner]}, scenarios={g.scenarios!r}, "
+            f"exits={tuple((side[x], d) for x, d in sorted(g.exits.items()))!r}, "
+            f"hexes={tuple(sorted(self.hex_index[h] for h in g.hexes if h in self.hex_index))!r}, "
+            f"variables={tuple((v, side[x], d) for (v, x), d in sorted(g.variables.items()))!r})"
+            for g in victory_goals(self.rules)
+            if g.exits or g.hexes or g.variables
+        ]
+
     def bot_weights(self) -> list[dict[str, object]]:
         return [
             {
@@ -1244,6 +1258,7 @@ class Codegen:
             "unit_specs": [self.unit_spec(u) for u in r.units],
             "variables": [self.variable(v) for v in r.variables],
             "bot_weights": self.bot_weights(),
+            "goals": self.goals(),
             **self.data_context(),
         }
         context["constants"] = self.named_constants()

@@ -3,8 +3,10 @@
 Nothing here names a battle. What the bot wants comes from the ruleset: the
 objectives are the map's victory hexes or those a `bot_weights` declaration
 lists; the scenario's victory conditions (the IR's `victory` declarations)
-are checked on the position to see where the game stands; state variables
-such as VP and army morale are weighed by name from the rule files;
+are checked on the position to see where the game stands, and what they
+read that no weight names (exits, hexes, per-side variables: the
+compiler's goals) is weighed all the same; state variables such as VP and
+army morale are weighed by name from the rule files;
 close-combat odds come from the same `odds_column` query and odds table the
 engine resolves combats on; terrain is valued by its TEC attributes; zones
 of control tell a unit with no way back; leaders are valued by whom they
@@ -12,11 +14,12 @@ may command (14.1, 14.2). Weights: engine/bots/weights.py.
 
 Decisions by kind:
 
-- movement (step actions): the step that most raises the moving unit's
+- movement (step and exit actions): the step that most raises the moving unit's
   hex value (objectives, terrain, contact at good odds, no way back,
   command) — the unit that moved last first, so each completes its move,
   then the other combat units, leaders last so that they follow — or PASS
-  when no step improves anything;
+  when no step improves anything; leaving the map by an exit is one more
+  such move, worth what it gains a side whose victory counts its exits;
 - close-combat designation: the best-odds combat, if its margin over even
   odds (less the defender's terrain) reaches `attack_threshold`, else PASS;
 - a hex to pick among many (set-up, entry, retreat far afield): the best hex
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,9 +45,10 @@ from engine.game import Game
 from engine.nodes import RulesError
 from engine.queries import odds_column
 from engine.rules import Rules
-from engine.state import NOT_ENTERED, ON_MAP, State
+from engine.state import EXITED, NOT_ENTERED, ON_MAP, State
 from engine.terrain_state import board_of
 
+MOVES = frozenset({"step", "exit"})  # the movement's actions, chosen by `Policy._move`
 LOOKAHEAD = 12  # most candidate actions a look-ahead decision tries
 SETTLE = 3  # own decisions played on after a look-ahead candidate (`_settle`)
 MOVE_EPSILON = 1e-6
@@ -62,6 +67,7 @@ class Picture:
     friends: set[int]  # hexes holding a friendly combat unit
     commanders: dict[int, list[int]]  # combat unit -> leaders who may command it
     commanded: dict[int, list[int]]  # leader -> combat units he may command
+    exits: dict[int, tuple[int, ...]]  # unit -> the hexes it may leave the map from
 
 
 class Evaluator:
@@ -85,6 +91,7 @@ class Evaluator:
         self.levels = rules.victory_levels
         self.odds_table = _odds_table(game)
         self.even_column = _even_column(game, self.odds_table)
+        self.exiting = self.w.exits if rules.exits else frozenset()
 
     # ------------------------------------------------------------ positions
 
@@ -113,7 +120,43 @@ class Evaluator:
         score += w["strength"] * self.strength_balance(s, p)
         score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
         score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
+        if self.exiting:
+            score += w["exit"] * (self.exit_progress(s, p) - self.exit_progress(s, 1 - p))
         return score
+
+    def exit_progress(self, s: State, p: int) -> float:
+        """Side p's strength off the map by an exit, and half of it, times its pull,
+        for each unit an exit lets leave (0 for a side that does not win by exits)."""
+        if p not in self.exiting:
+            return 0.0
+        progress = 0.0
+        for u in self.game.units_by_side[p]:
+            if s.unit_status[u] == EXITED:
+                progress += self.strength(s, u)
+            elif s.unit_status[u] == ON_MAP:
+                progress += self.exit_pull(s, u, s.unit_hex[u], self.exit_hexes(s, u))
+        return progress
+
+    def exit_hexes(self, s: State, u: int) -> tuple[int, ...]:
+        """The hexes an exit of the rules lets unit u leave the map from (its
+        allowance aside: that is the movement's to check)."""
+        if self.side[u] not in self.exiting or not self.strength(s, u):
+            return ()
+        switch_on = s.game.switch_on
+        return tuple(
+            h
+            for x in self.game.rules.exits
+            if not x.rule or switch_on[x.rule]
+            for h in sorted(x.hexes)
+            if x.condition is None or x.condition(s, {"unit": u, "hex": h})
+        )
+
+    def exit_pull(self, s: State, u: int, h: int, exits: tuple[int, ...]) -> float:
+        """What standing in hex h is worth to unit u on its way off the map: half
+        its strength, times the pull of the nearest hex it may leave from."""
+        if not exits:
+            return 0.0
+        return 0.5 * self.strength(s, u) * self.pull(min(self.distance(h, x) for x in exits))
 
     def strength_balance(self, s: State, p: int) -> int:
         """Side p's combat strength on the map or still to enter, less the enemy's."""
@@ -204,8 +247,13 @@ class Evaluator:
                         enemy_zoc.add(n)
                         enemy_next[n] = enemy_next.get(n, 0) + strength
         commanders = self.commanders(s, p)
+        exits = (
+            {u: self.exit_hexes(s, u) for u in self.on_map(s, p, "unit")}
+            if p in self.exiting
+            else {}
+        )
         return Picture(
-            at, enemy_on, enemy_zoc, enemy_next, friends, commanders, _commanded(commanders)
+            at, enemy_on, enemy_zoc, enemy_next, friends, commanders, _commanded(commanders), exits
         )
 
     def trapped(self, h: int, pic: Picture) -> bool:
@@ -222,6 +270,8 @@ class Evaluator:
         value = self._with_objectives(value, u, h, pic)
         if self.kind[u] != "unit":
             return value
+        if pic.exits.get(u):
+            value += self.w["exit"] * self.exit_pull(s, u, h, pic.exits[u])
         enemy = pic.enemy_next.get(h, 0)
         if enemy:
             value = self._with_contact(value, s, u, h, enemy, pic)
@@ -233,6 +283,14 @@ class Evaluator:
         if near <= 1:
             value += self.w["command"] * (1.0 if near == 0 else 0.5)
         return value
+
+    def exit_gain(self, s: State, u: int, pic: Picture) -> float:
+        """What leaving the map is worth to unit u over standing where it is: its
+        strength off the map (`exit`) less its strength on it and its hex value."""
+        if self.side[u] not in self.exiting:
+            return -math.inf
+        off = (self.w["exit"] - self.w["strength"]) * self.strength(s, u)
+        return off - self.hex_value(s, u, s.unit_hex[u], pic)
 
     def _with_objectives(self, value: float, u: int, h: int, pic: Picture) -> float:
         """`value` plus the pull of each objective no other friendly combat unit
@@ -361,12 +419,26 @@ def _even_column(game: Game, odds_table: int | None) -> int:
     return next((i for i, (a, d) in enumerate(columns) if a == d), len(columns) // 2)
 
 
+class OutOfTime(Exception):
+    """A search ran past its decision's deadline (a seconds budget)."""
+
+
 class Policy:
-    """The heuristic's choice of action at a node of its view."""
+    """The heuristic's choice of action at a node of its view.
+
+    `deadline` (a `time.monotonic()` instant; 0 for none, as the heuristic
+    bot plays) bounds the look-ahead: past it, the look-ahead answers with
+    the best candidate it has valued, so that a search bot with a seconds
+    budget is never held up inside one decision of a rollout."""
 
     def __init__(self, game: Game, weights: Weights | None = None) -> None:
         self.ev = Evaluator(game, weights)
         self.last_moved = -1
+        self.deadline = 0.0
+
+    def out_of_time(self) -> bool:
+        """Whether the deadline (if any) has passed."""
+        return bool(self.deadline) and time.monotonic() > self.deadline
 
     def choose(
         self, view: State, actions: list[int], p: int, rng: random.Random, deep: bool
@@ -375,7 +447,7 @@ class Policy:
         if view.stack and view.stack[-1].proc == "designate_combats":
             actions = _whole_stacks(view, actions)
         kinds = {space.kind_of(a) for a in actions} - {"pass"}
-        if "step" in kinds:
+        if kinds & MOVES:
             return self._move(view, actions, p)
         if kinds == {"designate"}:
             return self._designate(view, actions, p)
@@ -410,13 +482,17 @@ class Policy:
         self, view: State, actions: list[int], p: int
     ) -> Iterator[tuple[int, int, float]]:
         """Each step among the actions, with its unit and how much the step
-        raises the unit's hex value."""
+        raises the unit's hex value (and each exit, with what leaving gains)."""
         space = view.game.actions
         ev = self.ev
         pic = ev.picture(view, p)
         values: dict[int, float] = {}
         for a in actions:
-            if space.kind_of(a) != "step":
+            kind = space.kind_of(a)
+            if kind == "exit":
+                u = space.decode("exit", a)
+                yield a, u, ev.exit_gain(view, u, pic)
+            if kind != "step":
                 continue
             u, d = space.decode_step(a)
             here = view.unit_hex[u]
@@ -456,7 +532,10 @@ class Policy:
             idle.add(space.option(0))  # the "no" of a yes/no question
         best, best_value = candidates[0], -math.inf
         for a in candidates:
-            value = self._after(view, a, p, deep)
+            try:
+                value = self._after(view, a, p, deep)
+            except OutOfTime:  # the best valued so far answers
+                break
             if value is None:
                 continue
             if a not in idle:
@@ -474,6 +553,8 @@ class Policy:
             child.apply_action(a)
         except (ValueError, RulesError):  # legal in the game, not in this view of it
             return None
+        if self.out_of_time():
+            raise OutOfTime
         if deep:
             self._settle(child, p)
             return self._expected(child, p)
@@ -501,6 +582,8 @@ class Policy:
             return self.ev.evaluate(s, p)
         total = 0.0
         for outcome, prob in s.chance_outcomes():
+            if self.out_of_time():
+                raise OutOfTime
             child = s.clone()
             child.apply_action(outcome)
             total += prob * self.ev.evaluate(child, p)

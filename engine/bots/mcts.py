@@ -46,14 +46,17 @@ clock) or seconds (`mcts:0.5s`, which depends on the machine's speed and
 so is not): N rollouts per searched decision and per posture choice, in
 rounds of one rollout per candidate (at least one round). A seconds
 budget is a promise: it counts from the moment the bot is asked, the
-rollouts look at the clock as they play (a round of posture rollouts can
-take seconds), and a round the deadline cuts short is not counted — when
-not even one round fits, the heuristic's choice (or the tuned posture)
-stands.
+rollouts look at the clock before each action (a round of posture
+rollouts can take seconds), the heuristic's look-ahead before each
+candidate and die roll it values (`Policy.deadline`), and a round the
+deadline cuts short is not counted — when not even one round fits, the
+heuristic's choice (or the tuned posture) stands. The search aims at
+`AIM` of the budget, leaving the rest for the action in flight.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -61,7 +64,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engine import chance
-from engine.bots.heuristic import LOOKAHEAD, Policy
+from engine.bots.heuristic import LOOKAHEAD, MOVES, OutOfTime, Policy
 from engine.bots.view import hides_anything, redeal, view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
@@ -75,6 +78,8 @@ ROLLOUT_ROLLS = 2  # chance outcomes it plays at least (the dice the decision le
 SEARCHED = frozenset({"designate", "option"})  # decisions searched; the heuristic's elsewhere
 PLAN_DECISIONS = 400  # most decisions a posture rollout plays (it stops at the turn's end)
 MARGIN = 1.0  # mean evaluation gain (about a strength point) needed to overrule the heuristic
+FULL_COLLECTIONS_HELD = 1 << 30  # the collector's oldest threshold while a deadline runs
+AIM = 0.95  # share of a seconds budget the search may spend: the rest is for the step in flight
 
 
 def _scaled(w: Weights, **factors: float) -> Weights:
@@ -156,13 +161,31 @@ class MctsBot:
         actions = s.legal_actions(self.player)
         if len(actions) == 1:
             return actions[0]
-        self.deadline = time.monotonic() + self.seconds if self.seconds else 0.0
+        # The search aims a little short of the budget (`AIM`), so that the action
+        # or evaluation in flight when the deadline passes ends within it.
+        self.deadline = time.monotonic() + AIM * self.seconds if self.seconds else 0.0
+        if not self.seconds:
+            return self._answer(s, actions)
+        # A full collection in the search scans the whole game (45 ms in a
+        # shipped scenario): with a deadline to keep, only the young objects (the
+        # search's own garbage) are collected until the answer is given.
+        young, middle, old = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTIONS_HELD)
+        try:
+            return self._answer(s, actions)
+        finally:
+            gc.set_threshold(young, middle, old)
+
+    def _answer(self, s: State, actions: list[int]) -> int:
+        """The search's answer among the legal actions (more than one)."""
         if self.policy is None:
             self._make_policies(s.game)
         assert self.policy is not None
+        for policy in self._policies():
+            policy.deadline = self.deadline
         observation, view = view_of(s, self.player, self.rng)
         space = s.game.actions
-        if any(space.kind_of(a) == "step" for a in actions):
+        if any(space.kind_of(a) in MOVES for a in actions):
             return self._move(s, view, observation, actions)
         heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=True)
         if not {space.kind_of(a) for a in actions} - {"pass"} <= SEARCHED:
@@ -191,6 +214,11 @@ class MctsBot:
         assert self.mover is not None
         return self.mover.choose(view, actions, self.player, self.rng, deep=False)
 
+    def _policies(self) -> list[Policy]:
+        """Every policy the bot plays by: its own, the rollouts', the postures'."""
+        assert self.policy is not None and self.rollout_policy is not None
+        return [self.policy, self.rollout_policy, *self.postures.values()]
+
     def _make_policies(self, game: Game) -> None:
         self.policy = Policy(game)
         self.rollout_policy = Policy(game)
@@ -209,7 +237,11 @@ class MctsBot:
         others = [a for a in actions if a != heuristic]
         if len(others) > LOOKAHEAD:
             others = self.rng.sample(others, LOOKAHEAD)
-        scored = [(self._one_ply(view, a), i, a) for i, a in enumerate(others)]
+        scored = []
+        for i, a in enumerate(others):
+            if self.policy.out_of_time():  # no round would fit: the heuristic's stands
+                return [heuristic]
+            scored.append((self._one_ply(view, a), i, a))
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [heuristic, *(a for value, _, a in scored[: CANDIDATES - 1] if value > -math.inf)]
 
@@ -378,10 +410,6 @@ class MctsBot:
         policy = own if p == self.player else enemy
         actions = s.legal_actions()
         return policy.choose(s, actions, p, rng, deep=sorted(actions) == yes_no)
-
-
-class OutOfTime(Exception):
-    """A rollout ran past the decision's deadline (a seconds budget)."""
 
 
 def _another_round(done: int, rounds: int, deadline: float) -> bool:

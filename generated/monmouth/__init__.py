@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ec71cdeaa0c88398258ce1d7b1a2032a0599e9a77e9baa3daf7f6fdbeb30cd84'
+RULES_HASH = 'f7d37f3a2ebf8b9eeec171552a3513e9626bcb3453961740afc8321170b9cc20'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -27,6 +27,7 @@ from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSp
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
 from engine.sources import lines_at
 from engine.state import ON_MAP
+from engine.rules import GoalSpec
 
 # ---------------------------------------------------------------- the rules' things, by name
 
@@ -3479,6 +3480,24 @@ RULES = Rules(
             unit_part=restriction__british_north_of_the_brook__condition),
     ),
     concealments=(),
+    goals=(
+        GoalSpec(winner=0, scenarios=('campaign',), exits=(), hexes=(318,), variables=()),
+        GoalSpec(winner=1, scenarios=('campaign',), exits=(), hexes=(1133,), variables=()),
+        GoalSpec(winner=0, scenarios=('campaign',), exits=(), hexes=(), variables=(('sidebar_vp', 1, -1), ('sidebar_vp', 0, 1))),
+        GoalSpec(winner=1, scenarios=('campaign',), exits=(), hexes=(), variables=(('sidebar_vp', 1, 1), ('sidebar_vp', 0, -1))),
+        GoalSpec(winner=0, scenarios=('lees_advance',), exits=(), hexes=(743,), variables=()),
+        GoalSpec(winner=1, scenarios=('lees_advance',), exits=(), hexes=(1133,), variables=()),
+        GoalSpec(winner=0, scenarios=('lees_advance',), exits=(), hexes=(), variables=(('sidebar_vp', 1, -1), ('sidebar_vp', 0, 1))),
+        GoalSpec(winner=1, scenarios=('lees_advance',), exits=(), hexes=(), variables=(('sidebar_vp', 1, 1), ('sidebar_vp', 0, -1))),
+        GoalSpec(winner=0, scenarios=('holding_action',), exits=(), hexes=(459, 460), variables=()),
+        GoalSpec(winner=0, scenarios=('holding_action',), exits=(), hexes=(402, 429, 430, 456), variables=()),
+        GoalSpec(winner=0, scenarios=('holding_action',), exits=(), hexes=(), variables=(('sidebar_vp', 1, -1), ('sidebar_vp', 0, 1))),
+        GoalSpec(winner=1, scenarios=('holding_action',), exits=(), hexes=(), variables=(('sidebar_vp', 1, 1), ('sidebar_vp', 0, -1))),
+        GoalSpec(winner=0, scenarios=('washingtons_stand',), exits=(), hexes=(318,), variables=()),
+        GoalSpec(winner=1, scenarios=('washingtons_stand',), exits=(), hexes=(548, 683), variables=()),
+        GoalSpec(winner=0, scenarios=('washingtons_stand',), exits=(), hexes=(), variables=(('sidebar_vp', 1, -1), ('sidebar_vp', 0, 1))),
+        GoalSpec(winner=1, scenarios=('washingtons_stand',), exits=(), hexes=(), variables=(('sidebar_vp', 1, 1), ('sidebar_vp', 0, -1))),
+    ),
     impossibles=(
         ImpossibleSpec(name='momentum_beyond_the_pool', title='More than five Momentum Chits', cite='§ series 12.61',
             condition=impossible__momentum_beyond_the_pool__condition, rule=''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '1114e91ea1bfca4ae8844f68e30137326ff4b57be017476526042b0bb05a49f0'
+RULES_HASH = '42666a87bca3f3e25646f4e907791808c37163615f8a1919aa0e11b37f3972b0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

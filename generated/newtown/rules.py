@@ -26,6 +26,7 @@ from engine.rules import (BotWeightsSpec, ConcealSpec, HexsideSpec, ImpossibleSp
     UnitTypeSpec, VariableSpec, VictorySpec, procedure, props_by_unit)
 from engine.sources import lines_at
 from engine.state import ON_MAP
+from engine.rules import GoalSpec
 
 # ---------------------------------------------------------------- the rules' things, by name
 
@@ -4063,6 +4064,11 @@ RULES = Rules(
     ),
     concealments=(
         ConcealSpec(name='indian_stacks', observer=SIDE__AMERICAN, condition=conceal__indian_stacks__condition, rule=''),
+    ),
+    goals=(
+        GoalSpec(winner=1, scenarios=(), exits=(), hexes=(435, 436, 461, 462), variables=()),
+        GoalSpec(winner=0, scenarios=(), exits=(), hexes=(), variables=(('army_morale', 1, -1),)),
+        GoalSpec(winner=1, scenarios=(), exits=(), hexes=(), variables=(('army_morale', 0, -1),)),
     ),
     impossibles=(
         ImpossibleSpec(name='momentum_beyond_the_pool', title='More than five Momentum Chits', cite='§ series 12.61',

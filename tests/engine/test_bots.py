@@ -556,3 +556,66 @@ def test_the_postures_differ():
     weights = [policy.ev.w for policy in bot.postures.values()]
     assert len(weights) == len(POSTURES)
     assert all(w not in weights[:i] for i, w in enumerate(weights))
+
+
+# ---------------------------------------------------------------- a seconds budget
+
+
+def _searched_decision(game, seed: int) -> State:
+    """A position at a decision the search bot searches (a designation or an
+    option, more than one to choose from)."""
+    from engine.bots.mcts import SEARCHED
+
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    space = game.actions
+    while True:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+            continue
+        actions = s.legal_actions()
+        kinds = {space.kind_of(a) for a in actions} - {"pass"}
+        if len(actions) > 1 and kinds and kinds <= SEARCHED:
+            return s
+        s.apply_action(eager_action(s, rng))
+
+
+def test_a_look_ahead_past_its_deadline_answers_at_once(training, monkeypatch):
+    """Past its deadline the heuristic's look-ahead values no further candidate
+    and answers with the best it has (a search bot's rollouts are never held up
+    inside a decision); without one it values them all."""
+    import time
+
+    from engine.bots.heuristic import Evaluator
+
+    s = _searched_decision(training, seed=3)
+    actions = s.legal_actions()
+    valued: list[int] = []
+    evaluate = Evaluator.evaluate
+    monkeypatch.setattr(Evaluator, "evaluate", lambda ev, *a: valued.append(1) or evaluate(ev, *a))
+    policy = Policy(training)
+    policy.deadline = time.monotonic() - 1.0
+    assert policy._look_ahead(s, actions, s.current_player(), random.Random(1), True) in actions
+    assert valued == []
+    policy.deadline = 0.0
+    policy._look_ahead(s, actions, s.current_player(), random.Random(1), True)
+    assert len(valued) >= len(actions)
+
+
+def test_a_search_out_of_time_answers_with_the_heuristic_and_no_rollout(training, monkeypatch):
+    """A budget too short for a round: every policy of the bot carries the
+    decision's deadline, no rollout is played and the answer is a legal action;
+    an iteration budget plays its rollouts."""
+    from engine.bots.mcts import MctsBot
+
+    s = _searched_decision(training, seed=3)
+    rollouts: list[int] = []
+    rollout = MctsBot._rollout
+    monkeypatch.setattr(MctsBot, "_rollout", lambda bot, *a: rollouts.append(1) or rollout(bot, *a))
+    p = s.current_player()
+    hurried = MctsBot(p, random.Random(2), iterations=0, seconds=1e-9)
+    assert hurried.step(s) in s.legal_actions()
+    assert rollouts == []
+    assert all(policy.deadline == hurried.deadline > 0 for policy in hurried._policies())
+    MctsBot(p, random.Random(2), iterations=6).step(s)
+    assert rollouts
