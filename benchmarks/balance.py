@@ -97,6 +97,17 @@ SAME_GAMES = {
     "da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9": (
         "618338e36e86c63e16f723b5f9009dadc941fb9247c7eadad096ad9cbd5b3c37"
     ),
+    # Monmouth and Newtown, 7 December: a number passed to a check names its define
+    # in the account (series fieldworks_morale_drm, Monmouth hessian_reluctance), and
+    # every instruction carries its column for run-time errors; seeded heuristic
+    # against heuristic games of every scenario (two seeds each, 12 games) play the
+    # same actions to the same winners and levels before and after.
+    "c5728c324af540751adf77e61a213fd6b73c9c1be9d05320e48439bf43bc3ea9": (
+        "f7d37f3a2ebf8b9eeec171552a3513e9626bcb3453961740afc8321170b9cc20"
+    ),
+    "618338e36e86c63e16f723b5f9009dadc941fb9247c7eadad096ad9cbd5b3c37": (
+        "42666a87bca3f3e25646f4e907791808c37163615f8a1919aa0e11b37f3972b0"
+    ),
 }
 
 
