@@ -65,6 +65,7 @@ from compiler.load import resolve_ruleset
 from dsl.source import SourceFiles
 from engine import explain
 from engine.bots import BOTS
+from engine.bots.registry import BotSpecError, check_spec
 from engine.errors import BadInput
 from engine.game import Game
 from engine.nodes import RULE_FAULTS
@@ -160,8 +161,8 @@ class Table:
         """A game at the table: the people's sides (`side`, every side for `both` or with
         `invite`), the bot's, and the seed."""
         sides = [s.name for s in game.rules.sides]
-        if bot not in BOTS:
-            raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 400)
+        if why := _bot_refusal(bot):
+            raise TableError(why, 400)
         if seed is None:
             seed = self.next_seed()
         if not -SEED_LIMIT < seed < SEED_LIMIT:  # its log's header could not be replayed
@@ -290,7 +291,8 @@ async def battle(request: Request) -> Response:
             "title": rules.title,
             "sides": [{"name": s.name, "title": s.title, "color": s.color} for s in rules.sides],
             "scenarios": [{"name": sc.name, "title": sc.title} for sc in rules.scenarios],
-            "bots": sorted(BOTS),
+            "bots": table_bots(),
+            "bot_titles": {b: bot_title(b) for b in {*table_bots(), t.defaults["bot"]}},
             "defaults": t.defaults,
             "map": {
                 "width": t.board.width,
@@ -930,11 +932,43 @@ def _check_choices(rules: ir.Ruleset, scenario: str | None, side: str | None, bo
     sides = [s.name for s in rules.sides]
     if side is not None and side != "both" and side not in sides:
         raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 2)
-    if bot not in BOTS:
-        raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 2)
+    if why := _bot_refusal(bot):
+        raise TableError(why, 2)
     if scenario is not None and scenario not in [sc.name for sc in rules.scenarios]:
         known = ", ".join(sc.name for sc in rules.scenarios) or "none"
         raise TableError(f"unknown scenario {scenario!r}; known: {known}", 2)
+
+
+# A bot that takes a budget is offered at the table with one of seconds: a person waits
+# about a second a move, where an iteration budget grows with the position (`mcts:30`
+# took 5 to 9 s at the start of a player turn).
+TABLE_BUDGET = "1s"
+
+
+def table_bots() -> list[str]:
+    """The bots offered at the table, each as its spec."""
+    return sorted(
+        f"{n}:{TABLE_BUDGET}" if hasattr(c, "parse_budget") else n for n, c in BOTS.items()
+    )
+
+
+def bot_title(spec: str) -> str:
+    """A bot as the page names it: "mcts, 1 s a move", "mcts, 200 playouts a move"."""
+    name, _, budget = spec.partition(":")
+    if not budget:
+        return name
+    if budget.endswith("s"):
+        return f"{name}, {budget[:-1]} s a move"
+    return f"{name}, {budget} playouts a move"
+
+
+def _bot_refusal(bot: str) -> str | None:
+    """Why `bot` is no bot spec the engine knows (None: it is one)."""
+    try:
+        check_spec(bot)
+    except BotSpecError as e:
+        return f"{e}; the table offers {', '.join(table_bots())}"
+    return None
 
 
 def default_bot() -> str:

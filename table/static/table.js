@@ -343,7 +343,7 @@ function renderStatus() {
   const rolled = view.account.filter((line) => / rolled /.test(line)).pop();
   if (rolled) s.append(el("div", { id: "lastroll" }, "Last roll — " + rolled));
   const seatTitle = view.seat === "both" ? "every side (hot seat)" : (battle.sides.find((x) => x.name === view.seat) || { title: view.seat }).title;
-  if (view.seat) s.append(el("div", {}, `You play: ${seatTitle}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${view.bot} bot` : "")));
+  if (view.seat) s.append(el("div", {}, `You play: ${seatTitle}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${battle.bot_titles[view.bot] || view.bot} bot` : "")));
   for (const [side, token] of Object.entries(view.invitations || {})) {
     const link = `${location.origin}/?game=${view.game}&side=${side}#invite=${token}`;
     const title = (battle.sides.find((x) => x.name === side) || { title: side }).title;
@@ -637,7 +637,7 @@ async function start() {
   for (const sc of battle.scenarios) $("scenario").append(el("option", { value: sc.name }, sc.title));
   for (const s of battle.sides) $("side").append(el("option", { value: s.name }, s.title));
   $("side").append(el("option", { value: "both" }, "both sides (hot seat)"));
-  for (const b of battle.bots) $("bot").append(el("option", { value: b }, `the ${b} bot`));
+  for (const b of battle.bots) $("bot").append(el("option", { value: b }, `the ${battle.bot_titles[b]} bot`));
   $("bot").append(el("option", { value: INVITE }, "a person I invite"));
   const d = battle.defaults;
   if (d.scenario) $("scenario").value = d.scenario;

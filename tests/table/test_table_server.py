@@ -605,3 +605,25 @@ def test_a_game_whose_rules_fail_before_its_first_decision_is_refused(tmp_path):
     error = r.json()["error"]
     assert error.startswith("the game cannot start, the rules fail: ")
     assert f"(in the rules, procedure player_turn at {battle}:{line}:15)" in error
+
+
+def test_a_bot_with_a_budget_is_offered_with_seconds_and_named_in_words(client):
+    """The page offers the search bot with a seconds budget (a person waits about a second
+    a move, however busy the position) and names each bot in words; a game may name any
+    budget the engine takes, and a budget it does not take is refused with what is offered."""
+    battle = client.get("/api/battle").json()
+    budgeted = [b for b in battle["bots"] if ":" in b]
+    assert budgeted and all(b.endswith(":1s") for b in budgeted)
+    assert {b: battle["bot_titles"][b] for b in budgeted} == {
+        b: f"{b.partition(':')[0]}, 1 s a move" for b in budgeted
+    }
+    assert all(battle["bot_titles"][b] == b for b in battle["bots"] if ":" not in b)
+    name = budgeted[0].partition(":")[0]
+    made = client.post("/api/games", json={"side": "american", "bot": f"{name}:5"})
+    assert made.status_code == 200, made.text
+    refused = client.post("/api/games", json={"side": "american", "bot": f"{name}:-1s"})
+    assert refused.status_code == 400
+    assert "the table offers" in refused.json()["error"] and budgeted[0] in refused.json()["error"]
+    assert (
+        client.post("/api/games", json={"side": "american", "bot": "random:3"}).status_code == 400
+    )
