@@ -39,12 +39,13 @@ def tag_width(levels: tuple[str, ...]) -> int:
 def tag_places(counter: Counter | None, widths: tuple[int, ...]) -> tuple[Place, ...]:
     """Where the tags of these widths go on `counter`, each in a place of its own:
     the first tag gets the clearest place, the next the clearest left, …"""
-    ink = _ink(counter) if counter is not None else []
+    covering = _covering_costs(_ink(counter) if counter is not None else [])
     taken: list[Box] = []
     out = []
     for w in widths:
         best = min(
-            _candidates(w), key=lambda xy: (_cost(_box(xy, w), ink, taken), _off_centre(xy, w))
+            _candidates(w),
+            key=lambda xy: (_cost(_box(xy, w), covering, taken), _off_centre(xy, w)),
         )
         out.append(best)
         taken.append(_box(best, w))
@@ -106,10 +107,32 @@ def _box(xy: Place, width: int) -> Box:
     return x, y, x + width, y + TAG_H
 
 
-def _cost(box: Box, ink: list[tuple[Box, int]], taken: list[Box]) -> int:
+def _covering_costs(ink: list[tuple[Box, int]]) -> list[list[int]]:
+    """What covering the counter's pixels costs, summed from its top-left corner
+    (`table[y][x]`: the pixels above and left of x, y), so that a box's cost is four
+    look-ups: the sum over its pixels of the cost of each printed item under them."""
+    pixel = [[0] * COUNTER for _ in range(COUNTER)]
+    for (x0, y0, x1, y1), cost in ink:
+        x0, x1 = max(x0, 0), min(x1, COUNTER)
+        for y in range(max(y0, 0), min(y1, COUNTER)):
+            row = pixel[y]
+            for x in range(x0, x1):
+                row[x] += cost
+    table = [[0] * (COUNTER + 1)]
+    for row in pixel:
+        above, running, line = table[-1], 0, [0]
+        for x, cost in enumerate(row):
+            running += cost
+            line.append(above[x + 1] + running)
+        table.append(line)
+    return table
+
+
+def _cost(box: Box, covering: list[list[int]], taken: list[Box]) -> int:
     if any(_overlap(box, t) for t in taken):
         return FACTOR * 10
-    return sum(_overlap(box, b) * cost for b, cost in ink)
+    x0, y0, x1, y1 = box
+    return covering[y1][x1] - covering[y0][x1] - covering[y1][x0] + covering[y0][x0]
 
 
 def _overlap(a: Box, b: Box) -> int:
