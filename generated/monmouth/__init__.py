@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ad48c4083881d4e5f7ada02be7129a1353fb354733a1823049c07a8aad7247a7'
+RULES_HASH = '040d285b6783e5766b0f5d45bccadd2af6c600d89fddd58ec8fedf666408fe7a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

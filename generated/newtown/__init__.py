@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'da07053845f5a4d92fa39c70b9ef7e77509ee25788a47d6027973f51c75db1c9'
+RULES_HASH = 'e5185adc066accc112dc8e07d01d20c0f48e0b092bb19aa19a8efd205ba164b7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

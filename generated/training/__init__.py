@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'a9c4ecd736930b94b92c31d103908697aadbb4c4c9260b88b2f7f535ad925f0f'
+RULES_HASH = 'bec4d5077197a1795a8152a8ad2e8612cc789ea4316ccbd52535267d0af579fc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
