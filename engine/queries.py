@@ -624,12 +624,13 @@ def entry_turn(s: State, u: int) -> int:
 def units_to_enter(s: State, side: int) -> tuple[int, ...]:
     """The side's units waiting on the game-turn track to enter the map (reinforcements
     not yet placed, whether due this turn or later)."""
-    units = s.game.rules.units
-    return tuple(
-        u
-        for u in range(len(units))
-        if units[u].side == side and s.unit_status[u] == NOT_ENTERED and s.game.entries[u][0]
-    )
+    by_side = s.game.units_by_side
+    if not 0 <= side < len(by_side):
+        return ()
+    entries, status = s.game.entries, s.unit_status
+    # (the status read only of a unit with a turn of entry: a remembered question that
+    # asks depends on no other)
+    return tuple(u for u in by_side[side] if entries[u][0] and status[u] == NOT_ENTERED)
 
 
 @query(("u", "unit"), returns="hexes")

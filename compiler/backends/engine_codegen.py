@@ -49,6 +49,18 @@ from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 
+# Queries of engine/queries.py the generated code does itself, each argument used
+# once: what they return, without the Python calls (rule expressions ask them at
+# every step considered).
+WRITTEN_OUT = {
+    "side": "UNIT_SIDE[{0}]",  # the unit's printed side, as `u.side` reads it
+    "enemy": "(1 - {0})",
+    "units_at": "s.units_by_hex().get({0}, ())",
+    "rule_on": "s.game.switch_on[{0}]",
+}
+# `hex_of(u)` (and `u.hex`) written out when the unit is a name, which it reads twice.
+HEX_OF = "(s.unit_hex[{0}] if s.unit_status[{0}] == ON_MAP else -1)"
+
 DIRECT_UNIT_ATTRS = {
     "side": "UNIT_SIDE[{u}]",
     "formation": "UNITS[{u}].formation",
@@ -449,6 +461,10 @@ class Codegen:
     def _query(self, e: ir.Query, env: Env) -> str:
         if e.func == "lookup":
             return self._lookup(e, env)
+        if e.func in WRITTEN_OUT:
+            return WRITTEN_OUT[e.func].format(*(self.expr(a, env) for a in e.args))
+        if e.func == "hex_of":
+            return self._hex_of(e.args[0], env)
         return f"q.{e.func}(s{self.arguments(e.args, env)})"
 
     def _lookup(self, e: ir.Query, env: Env) -> str:
@@ -469,7 +485,16 @@ class Codegen:
             return f"{self.unit_tables[e.define]}[{self.expr(e.args[0], env)}]"
         return f"{define_name(e.define)}(s{self.arguments(e.args, env)})"
 
+    def _hex_of(self, unit: ir.TExpr, env: Env) -> str:
+        """Where a unit is (`q.hex_of`), written out when the unit is a name (read twice)."""
+        u = self.expr(unit, env)
+        if isinstance(unit, (ir.Binding, ir.Element)):
+            return HEX_OF.format(u)
+        return f"q.hex_of(s, {u})"
+
     def _unit_attr(self, e: ir.UnitAttr, env: Env) -> str:
+        if e.name == "hex":
+            return self._hex_of(e.unit, env)
         u = self.expr(e.unit, env)
         if e.name in DIRECT_UNIT_ATTRS:
             return DIRECT_UNIT_ATTRS[e.name].format(u=u)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'f7d37f3a2ebf8b9eeec171552a3513e9626bcb3453961740afc8321170b9cc20'
+RULES_HASH = 'd8d50fe09cab1b03da1ebb5e6cf22660ef61773023c71f7425372bd4c2a10f6d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

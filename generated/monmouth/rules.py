@@ -238,13 +238,15 @@ def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/serie
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
-    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
+    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
 
 def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
-    return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
+    return ((len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), UNIT_SIDE[a_u])) > 0) and (not any(define__parade(s,
+        e0) for e0 in q.stacked_with(s, a_u))))
 
 def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally' § series 16.1
     return 1
@@ -262,7 +264,7 @@ def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Withi
         for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0]))) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
-    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
+    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, s.units_by_hex().get(e0, ()))))
 
 def define__among_enemies(s, a_u):  # 'rulesets/series/stacking.mst:33': 'A combat unit sharing its hex with an enemy combat unit' § series 9.2
     return (UNIT_COMBAT[a_u] and (sum(1 for e0 in q.stacked_with(s, a_u) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] != UNIT_SIDE[a_u]))) > 0))
@@ -280,10 +282,10 @@ def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded' § series 12.7, 3.2, 8.2, 8.4
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
-        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
-        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
-        a_u))))
+    return ((len(q.hexes_around(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))) == 6) and all(((q.prohibited(s, e0) or (sum(1
+        for e1 in s.units_by_hex().get(e0, ()) if ((UNIT_SIDE[e1] != UNIT_SIDE[a_u]) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0,
+        UNIT_SIDE[a_u]) and (sum(1 for e1 in s.units_by_hex().get(e0, ()) if ((UNIT_SIDE[e1] == UNIT_SIDE[a_u]) and UNIT_COMBAT[e1])) == 0)))
+        for e0 in q.hexes_around(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))))
 
 def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance' § series 9.52
     return 2
@@ -292,28 +294,32 @@ def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May
     return True
 
 def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement' § series 9.52; monmouth 4.11, 6.22
-    return (((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (not (define__morgans_detachment_unit(s, a_u)
-        and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival')
-        and (UNIT_SIDE[a_u] == SIDE__AMERICAN)) and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
+    return (((len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), UNIT_SIDE[a_u])) == 0)
+        and (not (define__morgans_detachment_unit(s, a_u) and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
+        and (not ((s.game.switch_on['no_strategic_on_arrival'] and (UNIT_SIDE[a_u] == SIDE__AMERICAN))
+        and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
 def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)' § series 13.1, 9.2
-    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
+    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP
+        else -1), UNIT_SIDE[a_u])) > 0))
 
 def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy' § series 13.1, 9.1, 9.2
-    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
-        and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
+    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, (s.unit_hex[a_u]
+        if s.unit_status[a_u] == ON_MAP else -1), e0) >= 0)) and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s,
+        (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))))
 
 def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into' § series 9.2
-    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
-        q.union(q.units_at(s, a_h), (a_u,))))
+    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in s.units_by_hex().get(a_h, ()) if (UNIT_SIDE[e0] != UNIT_SIDE[a_u])) == 0))
+        and define__stack_ok(s, q.union(s.units_by_hex().get(a_h, ()), (a_u,))))
 
 def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit' § series 14.32
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
-        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in s.units_by_hex().get(a_h, ()) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] != a_side))) if (sum(1
+        for e0 in s.units_by_hex().get(a_h, ()) if ((UNIT_SIDE[e0] != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0
+        for e0 in s.units_by_hex().get(a_h, ()) if False))
 
 def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit' § series 14.1
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
-        a_u)))
+    return tuple(e0 for e0 in s.units_by_hex().get((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), ()) if ((UNIT_LEADER[e0]
+        and (UNIT_SIDE[e0] == UNIT_SIDE[a_u])) and q.may_command(s, e0, a_u)))
 
 def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command' § series 14.1, 3.2
     return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
@@ -330,40 +336,43 @@ def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:27': 'Leadership
     return (UNIT_PROPS['leadership_drm'][define__leader_of(s, a_u)] if define__has_leader(s, a_u) else 0)
 
 def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
-    return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
-        q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
+    return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == UNIT_SIDE[e1])) and (not UNIT_PROPS['demi_leader'][e1]))
+        for e1 in q.union(s.units_by_hex().get((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), ()), q.units_around(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1)))) for e0 in a_units)
 
 def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target' § series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44
-    return ((q.distance(s, q.hex_of(s, a_a), q.hex_of(s, a_t)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, q.hex_of(s, a_t)))
+    return ((q.distance(s, (s.unit_hex[a_a] if s.unit_status[a_a] == ON_MAP else -1), (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP
+        else -1)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
 
 def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit' § series 11.2
     return any(define__can_bombard(s, e0, a_t) for e0 in define__ready_artillery(s, a_side))
 
 def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at" § series 11.2
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0]))
-        and define__bombarded_by(s, e0, a_side)))
+    return tuple(e0 for e0 in q.units_of(s, (1 - a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0])) and define__bombarded_by(s,
+        e0, a_side)))
 
 def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:127': 'Rifle units that may still fire' § series 10.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:130': "Units the side's rifles may fire at" § series 10.2
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, (1 - a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
 def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:133': 'Ready rifles next to the target' § series 10.2
-    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1),
+        (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
 
 def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:193': "The Jaegers' second roll" § series 10.6
-    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
-        e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
-        for e0 in a_firers))
+    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1)) != TERRAIN__CLEAR)) and (q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target)) for e0 in a_firers))
 
 def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:197': 'An open flank between firer and target' § series 10.6, 12.52
-    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
-        for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
+    return any(((q.adjacent(s, e0, (s.unit_hex[a_target] if s.unit_status[a_target] == ON_MAP else -1)) and (len(s.units_by_hex().get(e0, ())) == 0))
+        and (not q.prohibited(s, e0))) for e0 in q.hexes_around(s, (s.unit_hex[a_firer] if s.unit_status[a_firer] == ON_MAP else -1)))
 
 def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:42': 'May attack' § series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4
     return ((define__parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
@@ -406,7 +415,7 @@ def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': '
     return (not define__at_the_limit(s, a_u))
 
 def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:124': 'May advance into every defending hex' § series 12.23
-    return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
+    return all(define__may_advance(s, a_u, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), e0) for e0 in q.defense_hexes(s, a_combat))
 
 def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:129': 'Attacking units that may lead' § series 12.23
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
@@ -433,7 +442,7 @@ def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's T
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
 
 def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played' § series 12.52
-    return ((not q.rule_on(s, 'tactics_restrictions')) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
+    return ((not s.game.switch_on['tactics_restrictions']) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
         else (define__leader_near(s, define__side_units(s, a_combat, a_side)) if ((a_chit == 'frontal_assault') or (a_chit == 'commit_reserve'))
         else ((define__flank_open(s, a_combat) and define__leader_near(s, define__side_units(s, a_combat, a_side))) if ((a_chit == 'turn_flank')
         or (a_chit == 'refuse_flank')) else True))))
@@ -444,11 +453,11 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
-        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
-        a_combat, a_side)))
+        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)),
+        'open_ground') for e0 in define__side_units(s, a_combat, a_side)))
 
 def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
-    return any(((len(q.units_at(s, e0)) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
+    return any(((len(s.units_by_hex().get(e0, ())) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
 
 def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex' § series 12.52
     return tuple(e0 for e0 in q.hexes_around(s, q.defender_hex(s, a_combat)) if define__next_to_any(s, e0, q.attack_hexes(s, a_combat)))
@@ -472,17 +481,17 @@ def define__terrain_cost_into(s, a_u, a_h):  # 'rulesets/monmouth/reinforcements
     return min((q.move_cost(s, a_u, e0, a_h) for e0 in tuple(e0 for e0 in q.hexes_around(s, a_h) if (q.move_cost(s, a_u, e0, a_h) >= 0))), default=0)
 
 def define__entry_blocked(s, a_h, a_s):  # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks' § monmouth 4.1
-    return ((sum(1 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0])) > 0) or define__in_enemy_zoc(s, a_h, a_s))
+    return ((sum(1 for e0 in s.units_by_hex().get(a_h, ()) if ((UNIT_SIDE[e0] != a_s) and UNIT_COMBAT[e0])) > 0) or define__in_enemy_zoc(s, a_h, a_s))
 
 def define__open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:57': "The unit's entry hexes the enemy does not block" § monmouth 4.1
-    return tuple(e0 for e0 in q.entry_hexes(s, a_u) if (not define__entry_blocked(s, e0, q.side(s, a_u))))
+    return tuple(e0 for e0 in q.entry_hexes(s, a_u) if (not define__entry_blocked(s, e0, UNIT_SIDE[a_u])))
 
 def define__from_entry(s, a_h, a_u):  # 'rulesets/monmouth/reinforcements.mst:60': "Hexes from the unit's entry hex" § monmouth 4.1
     return min((q.distance(s, e0, a_h) for e0 in q.entry_hexes(s, a_u)), default=0)
 
 def define__open_edge_hexes(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:63': 'Edge hexes the enemy does not block' § monmouth 4.1
     return tuple(e0 for e0 in q.union(q.union(ZONE_WEST_EDGE_LIST, ZONE_EAST_EDGE_LIST), ZONE_SOUTH_EDGE_LIST) if (not define__entry_blocked(s, e0,
-        q.side(s, a_u))))
+        UNIT_SIDE[a_u])))
 
 def define__nearest_open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:66': 'The nearest hexes not blocked' § monmouth 4.1
     return tuple(e0 for e0 in define__open_edge_hexes(s, a_u) if (define__from_entry(s, e0, a_u) == min((define__from_entry(s, e1, a_u)
@@ -495,7 +504,7 @@ def define__entry_open_to(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:74':
     return ((len(define__open_entries(s, a_u)) > 0) or (s.vars['turn'] > q.entry_turn(s, a_u)))
 
 def define__ahead_in_line(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:94': 'No earlier delayed reinforcement waits' § monmouth 4.1
-    return (s.vars['held_back'][a_u] or (s.vars['held_back_waiting'][q.side(s, a_u)] == 0))
+    return (s.vars['held_back'][a_u] or (s.vars['held_back_waiting'][UNIT_SIDE[a_u]] == 0))
 
 def define__morgans_detachment_unit(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:121': "Of Morgan's Detachment" § monmouth 4.11
     return ((a_u == UNIT__MORGAN) or (UNITS[a_u].brigade == 'morgans_detachment'))
@@ -513,11 +522,11 @@ def define__variable_reinforcements_due(s, a_s):  # 'rulesets/monmouth/reinforce
     return tuple(e0 for e0 in q.units_to_enter(s, a_s) if (define__variable_reinforcement(s, e0) and (q.entry_turn(s, e0) <= s.vars['turn'])))
 
 def define__may_enter_as_variable(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:185': 'A variable reinforcement may enter' § monmouth 4.131, 4.132
-    return (s.vars['variable_entry_passed'][q.side(s, a_u)] and ((((UNIT_SIDE[a_u] == SIDE__AMERICAN) or (UNITS[a_u].formation == 'hessians'))
+    return (s.vars['variable_entry_passed'][UNIT_SIDE[a_u]] and ((((UNIT_SIDE[a_u] == SIDE__AMERICAN) or (UNITS[a_u].formation == 'hessians'))
         or s.vars['second_roll_passed'][a_u]) or define__pro_british_automatic(s, a_u)))
 
 def define__pro_british_automatic(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:189': 'British turn 9 reinforcements arrive without rolls' § monmouth 5.1
-    return (q.rule_on(s, 'pro_british') and (UNIT_SIDE[a_u] == SIDE__BRITISH))
+    return (s.game.switch_on['pro_british'] and (UNIT_SIDE[a_u] == SIDE__BRITISH))
 
 def define__may_arrive(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:194': 'The unit may enter this turn' § monmouth 4.1, 4.11, 4.12, 4.13
     return ((((s.vars['morgan_arrived_on'] > 0) if define__morgans_detachment_unit(s, a_u) else (((s.vars['morgan_arrived_on'] > 0)
@@ -554,12 +563,12 @@ def define__next_american_player_turn(s):  # 'rulesets/monmouth/leaders.mst:111'
     return (s.vars['turn'] if ((s.vars['phasing'] == SIDE__BRITISH) and (s.vars['initiative_side'] == SIDE__BRITISH)) else (s.vars['turn'] + 1))
 
 def define__next_to_washington(s, a_u):  # 'rulesets/monmouth/leaders.mst:150': 'Adjacent to Washington' § monmouth 4.3, 4.31
-    return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == ON_MAP)) and (s.unit_status[UNIT__WASHINGTON] == ON_MAP)) and q.adjacent(s, q.hex_of(s,
-        a_u), q.hex_of(s, UNIT__WASHINGTON)))
+    return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == ON_MAP)) and (s.unit_status[UNIT__WASHINGTON] == ON_MAP)) and q.adjacent(s,
+        (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), q.hex_of(s, UNIT__WASHINGTON)))
 
 def define__molly_may_join(s, a_u):  # 'rulesets/monmouth/molly_pitcher.mst:30': 'Molly Pitcher may join this artillery unit' § monmouth 4.4
     return (((((UNIT_SIDE[a_u] == SIDE__AMERICAN) and UNIT_PROPS['artillery'][a_u]) and (s.vars['order'][a_u] == 'disrupted'))
-        and (not s.vars['molly_placed'])) and ((not q.rule_on(s, 'historical_molly_pitcher')) or (a_u == UNIT__PROCTOR_ARTILLERY)))
+        and (not s.vars['molly_placed'])) and ((not s.game.switch_on['historical_molly_pitcher']) or (a_u == UNIT__PROCTOR_ARTILLERY)))
 
 def define__cc_period(s):  # 'rulesets/monmouth/command_and_control.mst:66': 'The C&C Table column' § monmouth 6.17
     return ('turn_4_plus' if (s.vars['turn'] >= 4) else 'turns_2_3')
@@ -568,11 +577,12 @@ def define__countermarch_goal(s, a_u):  # 'rulesets/monmouth/command_and_control
     return (q.entry_hexes(s, a_u) if (len(q.entry_hexes(s, a_u)) > 0) else ZONE_A1_LIST)
 
 def define__on_road(s, a_u):  # 'rulesets/monmouth/command_and_control.mst:185': 'On a road' § monmouth 4.62; series 9.51
-    return any(q.road_between(s, q.hex_of(s, a_u), e0) for e0 in q.hexes_around(s, q.hex_of(s, a_u)))
+    return any(q.road_between(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), e0) for e0 in q.hexes_around(s, (s.unit_hex[a_u]
+        if s.unit_status[a_u] == ON_MAP else -1)))
 
 def define__at_the_limit(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:13': 'A rear-guard unit at the Maneuver Zone limit' § monmouth 4.7
-    return ((((q.rule_on(s, 'rear_guard_zone') and (s.vars['turn'] < 6)) and UNIT_PROPS['rear_guard'][a_u]) and (s.unit_status[a_u] == ON_MAP))
-        and (q.hex_of(s, a_u) in ZONE_MANEUVER_ZONE_LIMIT))
+    return ((((s.game.switch_on['rear_guard_zone'] and (s.vars['turn'] < 6)) and UNIT_PROPS['rear_guard'][a_u]) and (s.unit_status[a_u] == ON_MAP))
+        and ((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1) in ZONE_MANEUVER_ZONE_LIMIT))
 
 def define__retreat_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:9': 'The map edge a unit retreats toward' § monmouth 4.8; series 13.21
     return (ZONE_EAST_EDGE_LIST if (UNIT_SIDE[a_u] == SIDE__BRITISH) else ZONE_WEST_EDGE_LIST)
@@ -584,24 +594,24 @@ def define__total_vp(s, a_s):  # 'rulesets/monmouth/victory.mst:15': 'Victory po
     return (q.vp(s, a_s) + s.vars['sidebar_vp'][a_s])
 
 def define__margin(s, a_s):  # 'rulesets/monmouth/victory.mst:18': 'Victory-point margin' § monmouth II
-    return (define__total_vp(s, a_s) - define__total_vp(s, q.enemy(s, a_s)))
+    return (define__total_vp(s, a_s) - define__total_vp(s, (1 - a_s)))
 
 def define__occupies(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:24': 'Occupies the hex' § monmouth II
-    return any((((q.side(s, e0) == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) for e0 in q.units_at(s, a_h))
+    return any((((UNIT_SIDE[e0] == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) for e0 in s.units_by_hex().get(a_h, ()))
 
 def define__occupies_without_militia(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:27': 'Occupies the hex with regulars' § monmouth II
-    return any(((((q.side(s, e0) == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) and (not UNIT_PROPS['militia'][e0]))
-        for e0 in q.units_at(s, a_h))
+    return any(((((UNIT_SIDE[e0] == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) and (not UNIT_PROPS['militia'][e0]))
+        for e0 in s.units_by_hex().get(a_h, ()))
 
 def define__counts_for_case_1(s, a_u):  # 'rulesets/monmouth/victory.mst:40': 'An American combat unit that counts for Case 1' § monmouth II
-    return (((q.side(s, a_u) == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['militia'][a_u]))
+    return (((UNIT_SIDE[a_u] == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['militia'][a_u]))
 
 def define__may_control(s, a_u):  # 'rulesets/monmouth/victory.mst:143': 'May take control of an objective' § monmouth II
     return ((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not UNIT_PROPS['militia'][a_u]))
 
 def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective' § monmouth II
-    return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (sum(1
-        for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0]) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
+    return (any(((UNIT_SIDE[e0] == a_s) and define__may_control(s, e0)) for e0 in s.units_by_hex().get(a_h, ())) or (((a_holder == a_s) and (sum(1
+        for e0 in s.units_by_hex().get(a_h, ()) if UNIT_COMBAT[e0]) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
 
 define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn' § monmouth II
 
@@ -611,7 +621,7 @@ def define__wavers(s, a_s):  # 'rulesets/monmouth/scenarios.mst:73': "The army's
     return ((q.level_of(s, 'army_morale_level', a_s) == 'wavering') or (q.level_of(s, 'army_morale_level', a_s) == 'demoralized'))
 
 def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': 'A British or Provincial combat unit' § monmouth 6.28
-    return (((q.side(s, a_u) == SIDE__BRITISH) and UNIT_COMBAT[a_u]) and (UNITS[a_u].formation != 'hessians'))
+    return (((UNIT_SIDE[a_u] == SIDE__BRITISH) and UNIT_COMBAT[a_u]) and (UNITS[a_u].formation != 'hessians'))
 
 def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion' § monmouth 6.391
     return (((a_u == UNIT__LENGERKE_GRENADIERS) or (a_u == UNIT__LINSING_GRENADIERS)) or (a_u == UNIT__MINNIGERODE_GRENADIERS))
@@ -630,9 +640,9 @@ def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.m
 def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23' § series 12.63, 12.65
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] + 1))
 def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25' § series 12.63, 12.65
-    return (s.vars['momentum'][q.enemy(s, b['side'])] > 0)
+    return (s.vars['momentum'][(1 - b['side'])] > 0)
 def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26' § series 12.63, 12.65
-    e.set_at(s, 'momentum', q.enemy(s, b['side']), (s.vars['momentum'][q.enemy(s, b['side'])] - 1))
+    e.set_at(s, 'momentum', (1 - b['side']), (s.vars['momentum'][(1 - b['side'])] - 1))
 def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] + 1))
 
@@ -642,7 +652,7 @@ def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:
 def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43' § series 12.64
     return (s.vars['momentum'][b['side']] > 0)
 def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47' § series 12.64
-    return {'side': q.enemy(s, b['side'])}
+    return {'side': (1 - b['side'])}
 
 def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153' § series 13.1, 13.5
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP))
@@ -666,13 +676,13 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
     return {'unit': b['unit'], 'hexes': 3}
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
-    return q.hex_of(s, b['unit'])
+    return (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)
 def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:20' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__stack_ok(s, b['units'])
 def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:21' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
-    return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
+    return define__in_enemy_zoc(s, b['hex'], UNIT_SIDE[b['unit']])
 def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:22' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
-    return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
+    return (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0)
 def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:19' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_toward(s, b['unit']), 'also_toward': define__retreat_also_toward(s,
         b['unit']), 'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
@@ -683,11 +693,11 @@ def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
 def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return (s.unit_status[b['unit']] == ON_MAP)
 def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
+    return tuple(e0 for e0 in s.units_by_hex().get(b['origin'], ()) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == UNIT_SIDE[b['unit']])))
 def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    return q.side(s, b['unit'])
+    return UNIT_SIDE[b['unit']]
 def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
+    e.advance_to(s, b['l'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1))
 
 def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226' § series 13.23
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
@@ -730,7 +740,7 @@ def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/se
 def game_turn__abbreviated_first_turn__if(s, b):  # 'rulesets/monmouth/scenarios.mst:209' § series 5; monmouth 6.291
     return (s.vars['turn'] == s.game.first_turn)
 def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27' § series 5
-    return {'side': q.enemy(s, s.vars['initiative_side'])}
+    return {'side': (1 - s.vars['initiative_side'])}
 def game_turn__terrain_victory_points__if(s, b):  # 'rulesets/monmouth/victory.mst:178' § series 5; monmouth II
     return define__controls(s, HEX__3519, s.vars['courthouse_control'], SIDE__AMERICAN)
 def game_turn__terrain_victory_points__set_sidebar_vp(s, b):  # 'rulesets/monmouth/victory.mst:179' § series 5; monmouth II
@@ -748,16 +758,16 @@ def player_turn__command_and_control__if(s, b):  # 'rulesets/monmouth/command_an
     return ((b['side'] == SIDE__AMERICAN) and (s.vars['turn'] >= 2))
 
 def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21' § series 6.1, 6.2, 12.62
-    return q.rule_on(s, 'momentum_chits')
+    return s.game.switch_on['momentum_chits']
 def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22' § series 6.1, 6.2, 12.62
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != NONE_INDEX) else (q.first_player(s, s.vars['turn'], NONE_INDEX)
         if (q.first_player(s, s.vars['turn'], NONE_INDEX) != NONE_INDEX) else define__first_side(s)))
 def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26' § series 6.1, 6.2, 12.62
-    return {'side': q.enemy(s, b['first'])}
+    return {'side': (1 - b['first'])}
 def initiative__roll__let_side(s, b):  # 'rulesets/monmouth/heat.mst:29' § series 6.1
     return define__first_side(s)
 def initiative__roll__let_side_2(s, b):  # 'rulesets/monmouth/heat.mst:31' § series 6.1
-    return q.enemy(s, define__first_side(s))
+    return (1 - define__first_side(s))
 def initiative__roll__if(s, b):  # 'rulesets/monmouth/heat.mst:33' § series 6.1
     return (b['first_roll'] != b['second_roll'])
 def initiative__roll__if_2(s, b):  # 'rulesets/monmouth/heat.mst:36' § series 6.1
@@ -765,13 +775,13 @@ def initiative__roll__if_2(s, b):  # 'rulesets/monmouth/heat.mst:36' § series 6
 def initiative__roll__set_turn_lost_to_heat(s, b):  # 'rulesets/monmouth/heat.mst:37' § series 6.1
     e.set_var(s, 'turn_lost_to_heat', True)
 def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38' § series 6.1
-    e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, define__first_side(s))))
+    e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else (1 - define__first_side(s))))
 def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41' § series 6.1, 12.62
-    return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
+    return (s.game.switch_on['momentum_chits'] and (s.vars['momentum'][(1 - s.vars['initiative_side'])] >= 3))
 def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42' § series 6.1, 12.62
-    return q.enemy(s, s.vars['initiative_side'])
+    return (1 - s.vars['initiative_side'])
 def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46' § series 6.1, 12.62
-    e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
+    e.set_var(s, 'initiative_side', (1 - s.vars['initiative_side']))
 
 def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58' § series 6.2, 12.62
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
@@ -779,9 +789,9 @@ def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/in
 def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17' § series 7.3
     return define__overstacked_hexes(s, b['side'])
 def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18' § series 7.3
-    return (not define__stack_ok(s, q.units_at(s, b['h'])))
+    return (not define__stack_ok(s, s.units_by_hex().get(b['h'], ())))
 def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19' § series 7.3
-    return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
+    return tuple(e0 for e0 in s.units_by_hex().get(b['h'], ()) if UNIT_COMBAT[e0])
 def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20' § series 7.3
     e.lose_step(s, b['u'])
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21' § series 7.3
@@ -802,15 +812,15 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
-    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group']))
+    return any((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0) for e0 in q.units_of(s,
+        b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
 def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
-    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group']))
+    return all(((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0) or define__may_get_away(s, e0))
+        for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
 def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
@@ -820,7 +830,8 @@ def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.m
 def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
 def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83' § series 13.1, 9.2
-    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+    return tuple(e0 for e0 in q.enemies_adjacent(s, (s.unit_hex[b['v']] if s.unit_status[b['v']] == ON_MAP else -1), b['side'])
+        if s.vars['pinned'][e0])
 def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['e'], True)
 def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85' § series 13.1, 9.2
@@ -840,13 +851,15 @@ def movement_phase__variable_reinforcements__if(s, b):  # 'rulesets/monmouth/rei
 def movement_phase__variable_reinforcements__set_variable_entry_rolled(s, b):  # 'rulesets/monmouth/reinforcements.mst:234' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 def movement_phase__variable_reinforcements__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:235' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
-    return (((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_american')))
+    return (((b['side'] == SIDE__BRITISH) and s.game.switch_on['pro_british']) or ((b['side'] == SIDE__AMERICAN)
+        and s.game.switch_on['pro_american']))
 def movement_phase__variable_reinforcements__set_variable_entry_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:236' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 def movement_phase__variable_reinforcements__if_3(s, b):  # 'rulesets/monmouth/reinforcements.mst:238' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
-    return (not (((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_american'))))
+    return (not (((b['side'] == SIDE__AMERICAN) and s.game.switch_on['pro_british']) or ((b['side'] == SIDE__BRITISH)
+        and s.game.switch_on['pro_american'])))
 def movement_phase__variable_reinforcements__if_4(s, b):  # 'rulesets/monmouth/reinforcements.mst:239' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
-    return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
+    return (s.game.switch_on['momentum_chits'] and (s.vars['momentum'][b['side']] > 0))
 def movement_phase__variable_reinforcements__set_variable_momentum_spent(s, b):  # 'rulesets/monmouth/reinforcements.mst:242' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 def movement_phase__variable_reinforcements__variable_reinforcement_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:245' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
@@ -856,7 +869,7 @@ def movement_phase__variable_reinforcements__set_variable_entry_passed_2(s, b): 
 def movement_phase__variable_reinforcements__if_5(s, b):  # 'rulesets/monmouth/reinforcements.mst:247' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return s.vars['variable_entry_passed'][b['side']]
 def movement_phase__variable_reinforcements__each_u(s, b):  # 'rulesets/monmouth/reinforcements.mst:248' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
-    return tuple(e0 for e0 in define__variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == SIDE__BRITISH)
+    return tuple(e0 for e0 in define__variable_reinforcements_due(s, b['side']) if ((UNIT_SIDE[e0] == SIDE__BRITISH)
         and (UNITS[e0].formation != 'hessians')))
 def movement_phase__variable_reinforcements__set_second_roll_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:250' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
@@ -875,13 +888,13 @@ def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforc
 def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:288' § series 9; monmouth 4.31
     e.set_var(s, 'steuben_withdrawn', False)
 def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
-        b['side'])) > 0)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0)))
 def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
-    return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
+    return len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), b['side']))
 def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
-    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
-        and define__open_to(s, b['u'], e0)))
+    return tuple(e0 for e0 in q.hexes_around(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1)) if ((len(q.enemies_adjacent(s, e0,
+        b['side'])) < b['here']) and define__open_to(s, b['u'], e0)))
 def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106' § series 9, 13.3
     return (len(b['away']) > 0)
 def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107' § series 9, 13.3
@@ -940,10 +953,10 @@ def movement_phase__move__move_units_args(s, b):  # 'rulesets/monmouth/reinforce
 def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:295' § series 9; monmouth 4.1
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:296' § series 9; monmouth 4.1
-    return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (sum(1 for e0 in q.units_at(s, b['h'])
+    return ((not define__stack_ok(s, s.units_by_hex().get(b['h'], ()))) and (sum(1 for e0 in s.units_by_hex().get(b['h'], ())
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0])) > 0))
 def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:297' § series 9; monmouth 4.1
-    return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
+    return tuple(e0 for e0 in s.units_by_hex().get(b['h'], ()) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:298' § series 9; monmouth 4.1
     e.hold_back(s, b['u'])
 def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:299' § series 9; monmouth 4.1
@@ -951,7 +964,8 @@ def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/mon
 def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:300' § series 9; monmouth 4.1
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1), UNIT_SIDE[e0])) == 0)))
 def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
 def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
@@ -974,7 +988,7 @@ def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/ra
     e.set_at(s, 'withdrawn', b['u'], False)
 def rally_phase__rally__each_u(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:37' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
-        and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
+        and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0)))
 def rally_phase__rally__if(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:38' § series 15.1, 15.2, 16.1
     return define__molly_may_join(s, b['u'])
 def rally_phase__rally__set_molly(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:40' § series 15.1, 15.2, 16.1
@@ -993,13 +1007,13 @@ def rally_phase__rally__set_order_2(s, b):  # 'rulesets/monmouth/molly_pitcher.m
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/series/fire.mst:44' § series 11.1, 11.2
-    return define__artillery_targets(s, q.enemy(s, b['side']))
+    return define__artillery_targets(s, (1 - b['side']))
 def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/series/fire.mst:44' § series 11.1, 11.2
-    return q.enemy(s, b['side'])
+    return (1 - b['side'])
 def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/series/fire.mst:45' § series 11.1, 11.2
     return (b['target'] == NONE_INDEX)
 def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/series/fire.mst:48' § series 11.1, 11.2
-    return {'target': b['target'], 'side': q.enemy(s, b['side'])}
+    return {'target': b['target'], 'side': (1 - b['side'])}
 
 def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' § series 11.2, 11.3
     return tuple(e0 for e0 in () if False)
@@ -1021,7 +1035,8 @@ def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series
     return (len(b['firers']) > 0)
 def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
-        q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
+        (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1))
+        for e0 in b['firers']), default=0)))
 def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
 def artillery_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:85' § series 11.2, 11.3
@@ -1034,13 +1049,13 @@ def artillery_fire__to_hit__say_2(s, b):  # 'rulesets/series/fire.mst:89' § ser
 def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
     return define__result_army_morale(s, b['result'], b['target'], ())
 def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:99' § series 10.3, 11.3, 16.1
-    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]),
+    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': (1 - UNIT_SIDE[b['target']]),
         'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:101' § series 10.3, 11.3, 16.1
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:114' § series 10.1, 10.4
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
+    return tuple(e0 for e0 in q.units_of(s, (1 - b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
 def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:116' § series 10.1, 10.4
@@ -1087,10 +1102,10 @@ def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 
 def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return (not s.vars['pinned'][b['unit']])
 def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
-    return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
+    return {'side': b['side'], 'diversion': s.game.switch_on['diversion']}
 def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
-    return any(any(((q.hex_of(s, e1) in ZONE_HEDGEROW_LINE) and (q.side(s, e1) == SIDE__AMERICAN)) for e1 in q.defenders(s, e0))
-        for e0 in q.combats(s))
+    return any(any((((s.unit_hex[e1] if s.unit_status[e1] == ON_MAP else -1) in ZONE_HEDGEROW_LINE) and (UNIT_SIDE[e1] == SIDE__AMERICAN))
+        for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     e.set_var(s, 'hedgerow_attacked', True)
 def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:19' § series 12, 12.1, 12.11, 12.2, 12.22
@@ -1146,7 +1161,8 @@ def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'ruleset
 def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
 def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:250' § series 12.23, 12.4
-    return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
+    return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1),
+        UNIT_SIDE[b['u']])) > 0))
 def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:259' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
 def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
@@ -1166,9 +1182,9 @@ def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.ms
 def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:284' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
 def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 12.62
-    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+    return ((not b['rerolled']) and (s.vars['momentum'][(1 - b['first'])] > 0))
 def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 12.62
-    return q.enemy(s, b['first'])
+    return (1 - b['first'])
 def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.25
@@ -1211,25 +1227,26 @@ def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.m
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
-    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in s.units_by_hex().get(e0, ()) if UNIT_COMBAT[e1]) == 0))
 def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:365' § series 12.23
     return (len(b['vacated']) > 0)
 def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:367' § series 12.23
     return (b['lead'] != NONE_INDEX)
 def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:368' § series 12.23
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
-        e0)))
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, (s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1))
+        and define__may_advance(s, b['lead'], (s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1), e0)))
 def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:369' § series 12.23
-    return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
-        and define__free_to_advance(s, b['lead']))
+    return ((((s.unit_status[b['lead']] == ON_MAP) and ((s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1) in q.attack_hexes(s,
+        b['combat']))) and (len(b['reachable']) > 0)) and define__free_to_advance(s, b['lead']))
 def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
 def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
-        e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and ((s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
 def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
-        and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1))
+        and define__may_advance(s, b['u'], (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), e0)) and define__stack_ok(s,
+        q.union(s.units_by_hex().get(e0, ()), (b['u'],)))))
 def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:377' § series 12.23
     return (b['to'] != NONE_INDEX)
 
@@ -1323,7 +1340,7 @@ def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:13
     e.eliminate(s, b['casualty'])
 
 def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42'
-    e.win(s, q.enemy(s, b['side']), 'substantial')
+    e.win(s, (1 - b['side']), 'substantial')
 
 def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
@@ -1332,15 +1349,15 @@ def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:
     e.set_at(s, 'retreated', b['unit'], True)
 
 def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
-    return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
+    return define__enemy_leaders_alone(s, b['hex'], UNIT_SIDE[b['unit']])
 def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:230'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), 1)
 
 def trigger__eliminated_vp__score(s, b):  # 'rulesets/series/victory.mst:29'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), b['steps'])
 
 def trigger__arrival__set_arrived_on(s, b):  # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
@@ -1353,7 +1370,7 @@ def trigger__arrival__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:35'
 def trigger__arrival__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 def trigger__arrival__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:37'
-    e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
+    e.set_at(s, 'held_back_waiting', UNIT_SIDE[b['unit']], (s.vars['held_back_waiting'][UNIT_SIDE[b['unit']]] - 1))
 
 def trigger__lee_reaches_21xx__set_lee_reached_21xx(s, b):  # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
@@ -1382,7 +1399,7 @@ def trigger__steuben_leaves__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/
     e.set_var(s, 'steuben_withdrawn', True)
 
 def trigger__leader_eliminated_vp__score(s, b):  # 'rulesets/monmouth/leaders.mst:226'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, TABLE__LEADER_LOSS, UNIT_PROPS['rank'][b['unit']]))
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), q.lookup(s, TABLE__LEADER_LOSS, UNIT_PROPS['rank'][b['unit']]))
 
 def trigger__countermarched_off_the_board__set_countermarched_off(s, b):  # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
@@ -1395,15 +1412,15 @@ def trigger__american_sp_eliminated__set_american_sp_broken(s, b):  # 'rulesets/
 def trigger__objective_control__if(s, b):  # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == HEX__2716)
 def trigger__objective_control__set_overlook_hill_control(s, b):  # 'rulesets/monmouth/victory.mst:151'
-    e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
+    e.set_var(s, 'overlook_hill_control', UNIT_SIDE[b['unit']])
 def trigger__objective_control__if_2(s, b):  # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == HEX__3519)
 def trigger__objective_control__set_courthouse_control(s, b):  # 'rulesets/monmouth/victory.mst:154'
-    e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
+    e.set_var(s, 'courthouse_control', UNIT_SIDE[b['unit']])
 def trigger__objective_control__if_3(s, b):  # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == HEX__1815)
 def trigger__objective_control__set_parsonage_control(s, b):  # 'rulesets/monmouth/victory.mst:157'
-    e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
+    e.set_var(s, 'parsonage_control', UNIT_SIDE[b['unit']])
 
 def trigger__british_sp_eliminated__set_british_sp_lost(s, b):  # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
@@ -1419,9 +1436,9 @@ def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:
 def modifiers__morale_check_drm__4_if(s, b):  # 'rulesets/monmouth/leaders.mst:154' § series 13.5
     return define__next_to_washington(s, b['unit'])
 def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21' § series 13.5
-    return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
+    return (s.game.switch_on['heat_game_turns'] and q.turn_data(s, 'heat'))
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
-    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
+    return q.terrain_attr(s, q.terrain(s, (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1)), 'defend_drm')
 def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:144' § series 12.23
     return define__modified_morale(s, b['attacker_lead'])
 def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:145' § series 12.23
@@ -1451,9 +1468,9 @@ def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.m
 def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:157' § series 12.23
     return define__all_militia(s, q.defenders(s, b['combat']))
 def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13' § monmouth 4.11, 4.14, 5.1, 5.2
-    return q.rule_on(s, 'pro_british')
+    return s.game.switch_on['pro_british']
 def modifiers__morgan_entry_drm__2_if(s, b):  # 'rulesets/monmouth/play_balance.mst:22' § monmouth 4.11, 4.14, 5.1, 5.2
-    return q.rule_on(s, 'pro_american')
+    return s.game.switch_on['pro_american']
 def modifiers__variable_entry_drm__1_if(s, b):  # 'rulesets/monmouth/reinforcements.mst:147' § monmouth 4.14
     return s.vars['variable_momentum_spent'][b['side']]
 
@@ -1461,12 +1478,12 @@ def trigger__army_demoralized__condition(s, b):  # 'rulesets/series/army_morale.
     return (b['new'] <= 0)
 
 def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/momentum.mst:58'
-    return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
+    return (((s.game.switch_on['momentum_chits'] and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:227'
-    return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
-        b['unit']))) > 0))
+    return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'],
+        UNIT_SIDE[b['unit']])) > 0))
 
 def trigger__eliminated_vp__condition(s, b):  # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
@@ -1497,7 +1514,7 @@ def trigger__leader_eliminated_vp__condition(s, b):  # 'rulesets/monmouth/leader
     return UNIT_LEADER[b['unit']]
 
 def trigger__countermarched_off_the_board__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:172'
-    return (((q.side(s, b['unit']) == SIDE__AMERICAN) and (s.vars['cc_impact'][b['unit']] == RESULT__CC_COUNTERMARCH))
+    return (((UNIT_SIDE[b['unit']] == SIDE__AMERICAN) and (s.vars['cc_impact'][b['unit']] == RESULT__CC_COUNTERMARCH))
         and (not s.vars['countermarched_off']))
 
 def trigger__american_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/victory.mst:45'
@@ -1515,35 +1532,36 @@ def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scena
 def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181' § series 13.3
     return (s.vars['order'][b['unit']] == 'disrupted')
 def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186' § series 13.3
-    return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0))
 def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191' § series 13.3
     return s.vars['moved_away'][b['unit']]
 def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197' § series 12.4
     return s.vars['withdrawn'][b['unit']]
 def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
-    return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0))
 def restriction__pinned_units__unit_part(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
     return s.vars['pinned'][b['unit']]
 def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212' § series 13.1, 9.2
-    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
-        b['unit']))) > 0))
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, (s.unit_hex[b['unit']]
+        if s.unit_status[b['unit']] == ON_MAP else -1), UNIT_SIDE[b['unit']])) > 0))
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
-    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'],
+        UNIT_SIDE[b['unit']]) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
 def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
-    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
+    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']]) if s.vars['pin_case_b'][e0]) > 0)
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30' § monmouth 4.1, 4.12, 4.33, 4.62
     return define__movement_allowance(s, b['unit'])
 def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
-    return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'],
-        q.hex_of(s, b['unit']), b['hex']) > define__movement_allowance(s, b['unit']))))
+    return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1),
+        b['hex']) < 0) or (q.move_cost(s, b['unit'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1),
+        b['hex']) > define__movement_allowance(s, b['unit']))))
 def restriction__heavy_guns_pay_their_way__unit_part(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
     return UNIT_PROPS['heavy_guns'][b['unit']]
 def restriction__heavy_guns_pay_their_way__hex_part(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
-    return ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']),
-        b['hex']) > define__movement_allowance(s, b['unit'])))
+    return ((q.move_cost(s, b['unit'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1), b['hex']) < 0) or (q.move_cost(s,
+        b['unit'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1), b['hex']) > define__movement_allowance(s, b['unit'])))
 def restriction__relieved_in_place__condition(s, b):  # 'rulesets/monmouth/leaders.mst:118' § monmouth 4.64
     return (((b['unit'] == UNIT__LEE) or (b['unit'] == UNIT__WASHINGTON)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 def restriction__cc_stand_fast__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:136' § monmouth 4.63
@@ -1553,11 +1571,12 @@ def restriction__cc_countermarched__condition(s, b):  # 'rulesets/monmouth/comma
 def restriction__rear_guard_confined__condition(s, b):  # 'rulesets/monmouth/rear_guard.mst:22' § monmouth 4.7
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != UNIT__SIMCOE)) and (b['unit'] != UNIT__DIEMAR_HUSSARS))
 def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:226' § monmouth 6.292
-    return (((q.side(s, b['unit']) == SIDE__AMERICAN) and (q.hex_of(s, b['unit']) in ZONE_HEDGEROW_LINE)) and (not s.vars['hedgerow_attacked']))
+    return (((UNIT_SIDE[b['unit']] == SIDE__AMERICAN) and ((s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP
+        else -1) in ZONE_HEDGEROW_LINE)) and (not s.vars['hedgerow_attacked']))
 def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:447' § monmouth 6.391
     return s.vars['hessian_holds'][b['unit']]
 def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:478' § monmouth 6.392
-    return (q.side(s, b['unit']) == SIDE__BRITISH)
+    return (UNIT_SIDE[b['unit']] == SIDE__BRITISH)
 
 def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
     return (((s.vars['momentum_pool'] + s.vars['momentum'][q.side_number(s, 0)]) + s.vars['momentum'][q.side_number(s, 1)]) > 5)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '42666a87bca3f3e25646f4e907791808c37163615f8a1919aa0e11b37f3972b0'
+RULES_HASH = 'ee6b448c92ecac8c9198eeb53bb33013629ffa82ad002ff6905040d65c967a58'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

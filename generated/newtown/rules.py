@@ -255,13 +255,15 @@ def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/serie
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
-    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
+    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
 
 def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
-    return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
+    return ((len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), UNIT_SIDE[a_u])) > 0) and (not any(define__parade(s,
+        e0) for e0 in q.stacked_with(s, a_u))))
 
 def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally' § series 16.1
     return 1
@@ -279,7 +281,7 @@ def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within 
         and (sum(1 for e0 in a_units if (DEFINE__COUNTS_FOR_STACKING[e0] and UNIT_PROPS['artillery'][e0])) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
-    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
+    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, s.units_by_hex().get(e0, ()))))
 
 def define__among_enemies(s, a_u):  # 'rulesets/series/stacking.mst:33': 'A combat unit sharing its hex with an enemy combat unit' § series 9.2
     return (UNIT_COMBAT[a_u] and (sum(1 for e0 in q.stacked_with(s, a_u) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] != UNIT_SIDE[a_u]))) > 0))
@@ -297,10 +299,10 @@ def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded' § series 12.7, 3.2, 8.2, 8.4
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
-        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
-        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
-        a_u))))
+    return ((len(q.hexes_around(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))) == 6) and all(((q.prohibited(s, e0) or (sum(1
+        for e1 in s.units_by_hex().get(e0, ()) if ((UNIT_SIDE[e1] != UNIT_SIDE[a_u]) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0,
+        UNIT_SIDE[a_u]) and (sum(1 for e1 in s.units_by_hex().get(e0, ()) if ((UNIT_SIDE[e1] == UNIT_SIDE[a_u]) and UNIT_COMBAT[e1])) == 0)))
+        for e0 in q.hexes_around(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))))
 
 def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance' § series 9.52
     return 2
@@ -309,28 +311,31 @@ def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May
     return True
 
 def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:179': 'May use Strategic Movement' § newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52
-    return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != UNIT__CATTLE_HERD)) and (not (((s.vars['turn'] == 1)
-        and (q.side(s, a_u) == SIDE__AMERICAN)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1)
-        and (a_u == UNIT__SEVEN_NATIONS_WARRIORS))))
+    return ((((len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), UNIT_SIDE[a_u])) == 0)
+        and (a_u != UNIT__CATTLE_HERD)) and (not (((s.vars['turn'] == 1) and (UNIT_SIDE[a_u] == SIDE__AMERICAN)) and (q.entry_turn(s, a_u) == 0))))
+        and (not ((s.vars['turn'] == 1) and (a_u == UNIT__SEVEN_NATIONS_WARRIORS))))
 
 def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)' § series 13.1, 9.2
-    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
+    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP
+        else -1), UNIT_SIDE[a_u])) > 0))
 
 def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy' § series 13.1, 9.1, 9.2
-    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
-        and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
+    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, (s.unit_hex[a_u]
+        if s.unit_status[a_u] == ON_MAP else -1), e0) >= 0)) and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s,
+        (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))))
 
 def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into' § series 9.2
-    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
-        q.union(q.units_at(s, a_h), (a_u,))))
+    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in s.units_by_hex().get(a_h, ()) if (UNIT_SIDE[e0] != UNIT_SIDE[a_u])) == 0))
+        and define__stack_ok(s, q.union(s.units_by_hex().get(a_h, ()), (a_u,))))
 
 def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit' § series 14.32
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
-        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in s.units_by_hex().get(a_h, ()) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] != a_side))) if (sum(1
+        for e0 in s.units_by_hex().get(a_h, ()) if ((UNIT_SIDE[e0] != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0
+        for e0 in s.units_by_hex().get(a_h, ()) if False))
 
 def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit' § series 14.1
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
-        a_u)))
+    return tuple(e0 for e0 in s.units_by_hex().get((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), ()) if ((UNIT_LEADER[e0]
+        and (UNIT_SIDE[e0] == UNIT_SIDE[a_u])) and q.may_command(s, e0, a_u)))
 
 def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command' § series 14.1, 3.2
     return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
@@ -349,40 +354,43 @@ def define__leadership(s, a_u):  # 'rulesets/newtown/variations.mst:64': 'Leader
         if define__has_leader(s, a_u) else (UNIT_PROPS['leadership_drm'][UNIT__BRANT] if define__demi_led(s, a_u) else 0))
 
 def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
-    return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
-        q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
+    return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == UNIT_SIDE[e1])) and (not UNIT_PROPS['demi_leader'][e1]))
+        for e1 in q.union(s.units_by_hex().get((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), ()), q.units_around(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1)))) for e0 in a_units)
 
 def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target' § series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44
-    return ((q.distance(s, q.hex_of(s, a_a), q.hex_of(s, a_t)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, q.hex_of(s, a_t)))
+    return ((q.distance(s, (s.unit_hex[a_a] if s.unit_status[a_a] == ON_MAP else -1), (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP
+        else -1)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
 
 def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit' § series 11.2
     return any(define__can_bombard(s, e0, a_t) for e0 in define__ready_artillery(s, a_side))
 
 def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at" § series 11.2
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0]))
-        and define__bombarded_by(s, e0, a_side)))
+    return tuple(e0 for e0 in q.units_of(s, (1 - a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0])) and define__bombarded_by(s,
+        e0, a_side)))
 
 def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:127': 'Rifle units that may still fire' § series 10.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:130': "Units the side's rifles may fire at" § series 10.2
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, (1 - a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
 def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:133': 'Ready rifles next to the target' § series 10.2
-    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1),
+        (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
 
 def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:193': "The Jaegers' second roll" § series 10.6
-    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
-        e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
-        for e0 in a_firers))
+    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1)) != TERRAIN__CLEAR)) and (q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target)) for e0 in a_firers))
 
 def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:197': 'An open flank between firer and target' § series 10.6, 12.52
-    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
-        for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
+    return any(((q.adjacent(s, e0, (s.unit_hex[a_target] if s.unit_status[a_target] == ON_MAP else -1)) and (len(s.units_by_hex().get(e0, ())) == 0))
+        and (not q.prohibited(s, e0))) for e0 in q.hexes_around(s, (s.unit_hex[a_firer] if s.unit_status[a_firer] == ON_MAP else -1)))
 
 def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:365': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
     return (((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
@@ -428,7 +436,7 @@ def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_comb
 define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:121': 'Free to advance after combat' § series 12.23
 
 def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:124': 'May advance into every defending hex' § series 12.23
-    return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
+    return all(define__may_advance(s, a_u, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), e0) for e0 in q.defense_hexes(s, a_combat))
 
 def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:129': 'Attacking units that may lead' § series 12.23
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
@@ -455,7 +463,7 @@ def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's T
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
 
 def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played' § series 12.52
-    return ((not q.rule_on(s, 'tactics_restrictions')) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
+    return ((not s.game.switch_on['tactics_restrictions']) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
         else (define__leader_near(s, define__side_units(s, a_combat, a_side)) if ((a_chit == 'frontal_assault') or (a_chit == 'commit_reserve'))
         else ((define__flank_open(s, a_combat) and define__leader_near(s, define__side_units(s, a_combat, a_side))) if ((a_chit == 'turn_flank')
         or (a_chit == 'refuse_flank')) else True))))
@@ -466,11 +474,11 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
-        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
-        a_combat, a_side)))
+        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)),
+        'open_ground') for e0 in define__side_units(s, a_combat, a_side)))
 
 def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
-    return any(((len(q.units_at(s, e0)) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
+    return any(((len(s.units_by_hex().get(e0, ())) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
 
 def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex' § series 12.52
     return tuple(e0 for e0 in q.hexes_around(s, q.defender_hex(s, a_combat)) if define__next_to_any(s, e0, q.attack_hexes(s, a_combat)))
@@ -491,21 +499,23 @@ def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 
         a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
 
 def define__room_for(s, a_u, a_h):  # 'rulesets/newtown/prepare.mst:149': 'The unit may join the hex within the stacking limit' § series 7.1
-    return define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,)))
+    return define__stack_ok(s, q.union(s.units_by_hex().get(a_h, ()), (a_u,)))
 
 def define__counts_for_indian_decisive(s, a_u):  # 'rulesets/newtown/victory.mst:11': 'An American combat unit other than artillery' § newtown 2.1
-    return (((q.side(s, a_u) == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['artillery'][a_u]))
+    return (((UNIT_SIDE[a_u] == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['artillery'][a_u]))
 
 def define__warrior(s, a_u):  # 'rulesets/newtown/variations.mst:5': 'An Indian unit' § newtown III, combat_units, 3.6.1
     return (UNITS[a_u].nationality == 'indian_nations')
 
 def define__mixed_stack(s, a_u):  # 'rulesets/newtown/variations.mst:11': 'In a stack of Indian and non-Indian units' § newtown 3.1.1
-    return (any((UNIT_COMBAT[e0] and define__warrior(s, e0)) for e0 in q.units_at(s, q.hex_of(s, a_u))) and any(((UNIT_COMBAT[e0]
-        and (UNIT_SIDE[e0] == SIDE__INDIAN)) and (not define__warrior(s, e0))) for e0 in q.units_at(s, q.hex_of(s, a_u))))
+    return (any((UNIT_COMBAT[e0] and define__warrior(s, e0)) for e0 in s.units_by_hex().get((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1),
+        ())) and any(((UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == SIDE__INDIAN)) and (not define__warrior(s, e0)))
+        for e0 in s.units_by_hex().get((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), ())))
 
 def define__butler_and_cornplanter_with(s, a_u):  # 'rulesets/newtown/variations.mst:23': 'Butler and Cornplanter in a mixed stack' § newtown 3.1.1
     return ((((define__mixed_stack(s, a_u) and (s.unit_status[UNIT__JOHN_BUTLER] == ON_MAP)) and (s.unit_status[UNIT__CORNPLANTER] == ON_MAP))
-        and (q.hex_of(s, UNIT__JOHN_BUTLER) == q.hex_of(s, a_u))) and (q.hex_of(s, UNIT__CORNPLANTER) == q.hex_of(s, a_u)))
+        and (q.hex_of(s, UNIT__JOHN_BUTLER) == (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1))) and (q.hex_of(s,
+        UNIT__CORNPLANTER) == (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1)))
 
 def define__designated(s, a_u):  # 'rulesets/newtown/variations.mst:27': "The leader designated to command the unit's whole stack" § newtown 3.1.1
     return (s.vars['stack_commander'] if define__butler_and_cornplanter_with(s, a_u) else NONE_INDEX)
@@ -522,8 +532,8 @@ def define__john_butler_commands(s, a_u):  # 'rulesets/newtown/variations.mst:41
         a_u))))
 
 def define__demi_led(s, a_u):  # 'rulesets/newtown/variations.mst:58': "Under Joseph Brant's demi-leadership" § newtown 3.1.1
-    return ((((s.unit_status[UNIT__BRANT] == ON_MAP) and (s.unit_status[a_u] == ON_MAP)) and (q.hex_of(s, a_u) == q.hex_of(s, UNIT__BRANT)))
-        and (((a_u == UNIT__BRANT) or (a_u == UNIT__MOHAWK_VALLEY_MILITIA)) or define__warrior(s, a_u)))
+    return ((((s.unit_status[UNIT__BRANT] == ON_MAP) and (s.unit_status[a_u] == ON_MAP)) and ((s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP
+        else -1) == q.hex_of(s, UNIT__BRANT))) and (((a_u == UNIT__BRANT) or (a_u == UNIT__MOHAWK_VALLEY_MILITIA)) or define__warrior(s, a_u)))
 
 def define__unexamined_indian_stacks(s):  # 'rulesets/newtown/variations.mst:105': 'Indian player stacks not yet examined' § newtown 3.4
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, SIDE__INDIAN)) if (not s.vars['examined'][e0]))
@@ -532,14 +542,14 @@ def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/v
     return all(q.hexside_has(s, e0, a_h, HEXSIDE__BREASTWORK) for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h))
 
 def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork' § newtown 3.6.2
-    return (((q.side(s, a_lead) == SIDE__INDIAN) and (q.hex_of(s, a_lead) in ZONE_BREASTWORK_HEXES)) and all(define__attacked_across_breastwork(s,
-        a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
+    return (((UNIT_SIDE[a_lead] == SIDE__INDIAN) and ((s.unit_hex[a_lead] if s.unit_status[a_lead] == ON_MAP else -1) in ZONE_BREASTWORK_HEXES))
+        and all(define__attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
 def define__moves_in_this_phase(s, a_u):  # 'rulesets/newtown/sequence.mst:64': 'May move in this Indian movement phase' § newtown 5.2, 6.1.3
     return (((not define__warrior(s, a_u)) and (not define__attached_to_warrior(s, a_u))) if (s.vars['indian_movement'] == 'standard')
         else ((UNIT_PROPS['tribe'][a_u] == s.vars['current_activation']) if (s.vars['indian_movement'] == 'activation') else (((define__warrior(s,
-        a_u) and (not s.vars['activated'][a_u])) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), SIDE__INDIAN)) == 0))
-        if (s.vars['indian_movement'] == 'final') else False)))
+        a_u) and (not s.vars['activated'][a_u])) and (len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1),
+        SIDE__INDIAN)) == 0)) if (s.vars['indian_movement'] == 'final') else False)))
 
 def define__may_receive_honor(s, a_u):  # 'rulesets/newtown/indian_rules.mst:36': 'May receive the Honor marker' § newtown 5.1.4
     return ((((UNIT_COMBAT[a_u] and define__parade(s, a_u)) and (not s.vars['failed_resolve'][a_u])) and (not s.vars['lost_honor'][a_u]))
@@ -551,21 +561,22 @@ def define__adverse_to_honor(s, a_r):  # 'rulesets/newtown/indian_rules.mst:78':
         or (a_r == RESULT__NO_COMBAT))
 
 def define__under_the_guns(s, a_u):  # 'rulesets/newtown/indian_rules.mst:177': 'Within range and LOS of American artillery' § newtown 5.4.2
-    return any(q.can_fire_at(s, e0, q.hex_of(s, a_u)) for e0 in q.units_of(s, SIDE__AMERICAN) if UNIT_PROPS['artillery'][e0])
+    return any(q.can_fire_at(s, e0, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1)) for e0 in q.units_of(s, SIDE__AMERICAN)
+        if UNIT_PROPS['artillery'][e0])
 
 def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:180': 'Must make an Indian Resolve Morale Check' § newtown 5.4.2
     return ((((define__warrior(s, a_u) and UNIT_COMBAT[a_u]) and (UNIT_PROPS['tribe'][a_u] != 'mohawk')) and (not s.vars['failed_resolve'][a_u]))
         and define__under_the_guns(s, a_u))
 
 def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:331': 'Indian ferocity' § newtown 5.6
-    return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, q.hex_of(s, a_u)) == TERRAIN__WOODS)) and define__parade(s, a_u))
-        and (not s.vars['failed_resolve'][a_u]))
+    return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP
+        else -1)) == TERRAIN__WOODS)) and define__parade(s, a_u)) and (not s.vars['failed_resolve'][a_u]))
 
 def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:377': 'May retreat before combat' § newtown 5.7, 5.4.3
     return ((((s.unit_status[a_u] == ON_MAP) and UNIT_COMBAT[a_u]) and (not s.vars['retreated'][a_u])) and (not s.vars['failed_resolve'][a_u]))
 
 def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:380': "Adjacent to the combat's defenders" § newtown 5.7.1
-    return define__next_to_any(s, q.hex_of(s, a_u), q.defense_hexes(s, a_combat))
+    return define__next_to_any(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), q.defense_hexes(s, a_combat))
 
 def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:384': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
@@ -575,8 +586,8 @@ def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:462'
 
 def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:467': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
-        and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
-        and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
+        and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)))
+        for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
 def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:496': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
@@ -629,9 +640,9 @@ def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.m
 def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23' § series 12.63, 12.65
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] + 1))
 def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25' § series 12.63, 12.65
-    return (s.vars['momentum'][q.enemy(s, b['side'])] > 0)
+    return (s.vars['momentum'][(1 - b['side'])] > 0)
 def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26' § series 12.63, 12.65
-    e.set_at(s, 'momentum', q.enemy(s, b['side']), (s.vars['momentum'][q.enemy(s, b['side'])] - 1))
+    e.set_at(s, 'momentum', (1 - b['side']), (s.vars['momentum'][(1 - b['side'])] - 1))
 def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] + 1))
 
@@ -641,7 +652,7 @@ def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:
 def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43' § series 12.64
     return (s.vars['momentum'][b['side']] > 0)
 def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47' § series 12.64
-    return {'side': q.enemy(s, b['side'])}
+    return {'side': (1 - b['side'])}
 
 def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153' § series 13.1, 13.5
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP))
@@ -665,7 +676,7 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
     return {'unit': b['unit'], 'hexes': 3}
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
-    return q.hex_of(s, b['unit'])
+    return (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)
 def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:502' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
 def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:503' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
@@ -673,11 +684,11 @@ def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indi
 def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:506' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
 def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
-    return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
+    return define__in_enemy_zoc(s, b['hex'], UNIT_SIDE[b['unit']])
 def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:508' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
-    return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
+    return (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0)
 def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:505' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
-    return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
+    return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, UNIT_SIDE[b['unit']]), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return ((s.unit_status[b['unit']] == ON_MAP) and q.during(s, 'close_combat'))
@@ -686,11 +697,11 @@ def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
 def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return (s.unit_status[b['unit']] == ON_MAP)
 def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
+    return tuple(e0 for e0 in s.units_by_hex().get(b['origin'], ()) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == UNIT_SIDE[b['unit']])))
 def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    return q.side(s, b['unit'])
+    return UNIT_SIDE[b['unit']]
 def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
-    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
+    e.advance_to(s, b['l'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1))
 
 def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226' § series 13.23
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
@@ -729,7 +740,7 @@ def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/se
 def game_turn__american_only__if(s, b):  # 'rulesets/newtown/prepare.mst:11' § series 5; newtown 1.2
     return (s.vars['turn'] == 1)
 def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27' § series 5
-    return {'side': q.enemy(s, s.vars['initiative_side'])}
+    return {'side': (1 - s.vars['initiative_side'])}
 def game_turn__end_of_turn__check_automatic_victory(s, b):  # 'rulesets/series/sequence.mst:29' § series 5
     e.check_automatic_victory(s)
 
@@ -745,26 +756,26 @@ def player_turn__movement__if(s, b):  # 'rulesets/newtown/sequence.mst:14' § se
     return (b['side'] == SIDE__INDIAN)
 
 def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21' § series 6.1, 6.2, 12.62
-    return q.rule_on(s, 'momentum_chits')
+    return s.game.switch_on['momentum_chits']
 def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22' § series 6.1, 6.2, 12.62
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != NONE_INDEX) else (q.first_player(s, s.vars['turn'], NONE_INDEX)
         if (q.first_player(s, s.vars['turn'], NONE_INDEX) != NONE_INDEX) else define__first_side(s)))
 def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26' § series 6.1, 6.2, 12.62
-    return {'side': q.enemy(s, b['first'])}
+    return {'side': (1 - b['first'])}
 def initiative__roll__let_side(s, b):  # 'rulesets/series/initiative.mst:30' § series 6.1
     return define__first_side(s)
 def initiative__roll__let_side_2(s, b):  # 'rulesets/series/initiative.mst:32' § series 6.1
-    return q.enemy(s, define__first_side(s))
+    return (1 - define__first_side(s))
 def initiative__roll__if(s, b):  # 'rulesets/series/initiative.mst:34' § series 6.1
     return (b['first_roll'] != b['second_roll'])
 def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38' § series 6.1
-    e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, define__first_side(s))))
+    e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else (1 - define__first_side(s))))
 def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41' § series 6.1, 12.62
-    return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
+    return (s.game.switch_on['momentum_chits'] and (s.vars['momentum'][(1 - s.vars['initiative_side'])] >= 3))
 def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42' § series 6.1, 12.62
-    return q.enemy(s, s.vars['initiative_side'])
+    return (1 - s.vars['initiative_side'])
 def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46' § series 6.1, 12.62
-    e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
+    e.set_var(s, 'initiative_side', (1 - s.vars['initiative_side']))
 
 def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58' § series 6.2, 12.62
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
@@ -772,9 +783,9 @@ def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/in
 def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17' § series 7.3
     return define__overstacked_hexes(s, b['side'])
 def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18' § series 7.3
-    return (not define__stack_ok(s, q.units_at(s, b['h'])))
+    return (not define__stack_ok(s, s.units_by_hex().get(b['h'], ())))
 def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19' § series 7.3
-    return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
+    return tuple(e0 for e0 in s.units_by_hex().get(b['h'], ()) if UNIT_COMBAT[e0])
 def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20' § series 7.3
     e.lose_step(s, b['u'])
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21' § series 7.3
@@ -795,15 +806,15 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
-    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group']))
+    return any((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0) for e0 in q.units_of(s,
+        b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
 def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
-    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group']))
+    return all(((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0) or define__may_get_away(s, e0))
+        for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
 def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
@@ -813,7 +824,8 @@ def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.m
 def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
 def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83' § series 13.1, 9.2
-    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+    return tuple(e0 for e0 in q.enemies_adjacent(s, (s.unit_hex[b['v']] if s.unit_status[b['v']] == ON_MAP else -1), b['side'])
+        if s.vars['pinned'][e0])
 def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['e'], True)
 def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85' § series 13.1, 9.2
@@ -824,20 +836,20 @@ def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'ruleset
 def movement_phase__destroy_newtown__if(s, b):  # 'rulesets/newtown/special_rules.mst:22' § series 9; newtown 4.1
     return (b['side'] == SIDE__AMERICAN)
 def movement_phase__destroy_newtown__each_u(s, b):  # 'rulesets/newtown/special_rules.mst:23' § series 9; newtown 4.1
-    return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in ZONE_NEWTOWN_HEXES))
-        and (not s.vars['destroyed'][q.hex_of(s, e0)])))
+    return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((UNIT_COMBAT[e0] and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1) in ZONE_NEWTOWN_HEXES)) and (not s.vars['destroyed'][(s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)])))
 def movement_phase__destroy_newtown__set_destroyed(s, b):  # 'rulesets/newtown/special_rules.mst:24' § series 9; newtown 4.1
-    e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
+    e.set_at(s, 'destroyed', (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), True)
 def movement_phase__destroy_newtown__set_burning(s, b):  # 'rulesets/newtown/special_rules.mst:25' § series 9; newtown 4.1
     e.set_at(s, 'burning', b['u'], True)
 def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
-        b['side'])) > 0)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0)))
 def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
-    return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
+    return len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), b['side']))
 def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
-    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
-        and define__open_to(s, b['u'], e0)))
+    return tuple(e0 for e0 in q.hexes_around(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1)) if ((len(q.enemies_adjacent(s, e0,
+        b['side'])) < b['here']) and define__open_to(s, b['u'], e0)))
 def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106' § series 9, 13.3
     return (len(b['away']) > 0)
 def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107' § series 9, 13.3
@@ -854,7 +866,7 @@ def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst
     return {'card': 'stampede', 'side': SIDE__INDIAN}
 def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:380' § series 9; newtown 6.5.1
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, UNIT__CATTLE_HERD)) if (((not (e0 in ZONE_THE_ROAD)) and (not q.prohibited(s, e0)))
-        and (sum(1 for e1 in q.units_at(s, e0) if (b['side'] == SIDE__INDIAN)) == 0)))
+        and (sum(1 for e1 in s.units_by_hex().get(e0, ()) if (b['side'] == SIDE__INDIAN)) == 0)))
 def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381' § series 9; newtown 6.5.1
     e.advance_to(s, UNIT__CATTLE_HERD, b['h'])
 def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:192' § series 9; newtown 6.5.1
@@ -876,7 +888,8 @@ def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/
 def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__must_move_away(s, b['unit'])
 def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1), UNIT_SIDE[e0])) == 0)))
 def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
 def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
@@ -903,7 +916,7 @@ def rally_phase__opportunity_card__spend_momentum_args(s, b):  # 'rulesets/newto
     return {'side': SIDE__AMERICAN}
 def rally_phase__rally__each_u(s, b):  # 'rulesets/series/rally.mst:11' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
-        and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
+        and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0)))
 def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/series/rally.mst:12' § series 15.1, 15.2, 16.1
     return {'unit': b['u'], 'drm': 0}
 def rally_phase__rally__set_order(s, b):  # 'rulesets/series/rally.mst:14' § series 15.1, 15.2, 16.1
@@ -913,14 +926,14 @@ def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/series/rally
 def rally_phase__resolve__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:249' § series 15.1; newtown 5.4.4
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if s.vars['failed_resolve'][e0])
 def rally_phase__resolve__if(s, b):  # 'rulesets/newtown/indian_rules.mst:250' § series 15.1; newtown 5.4.4
-    return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), SIDE__INDIAN)) == 0)
+    return (len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), SIDE__INDIAN)) == 0)
 def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:253' § series 15.1; newtown 5.4.4
     e.set_at(s, 'failed_resolve', b['u'], False)
 def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:256' § series 15.1; newtown 5.4.4
     return s.vars['failed_resolve'][b['u']]
 
 def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:136' § series 11.1, 11.2; newtown 3.4
-    return (q.enemy(s, b['side']) == SIDE__AMERICAN)
+    return ((1 - b['side']) == SIDE__AMERICAN)
 def defensive_artillery_fire_phase__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:137' § series 11.1, 11.2; newtown 3.4
     return q.hexes_of(s, define__artillery_targets(s, SIDE__AMERICAN))
 def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/variations.mst:138' § series 11.1, 11.2; newtown 3.4
@@ -928,15 +941,16 @@ def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/varia
 def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:141' § series 11.1, 11.2; newtown 3.4
     e.set_at(s, 'examined', b['target_hex'], True)
 def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:142' § series 11.1, 11.2; newtown 3.4
-    return tuple(e0 for e0 in define__artillery_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
+    return tuple(e0 for e0 in define__artillery_targets(s, SIDE__AMERICAN) if ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1) == b['target_hex']))
 def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
-    return define__artillery_targets(s, q.enemy(s, b['side']))
+    return define__artillery_targets(s, (1 - b['side']))
 def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
-    return q.enemy(s, b['side'])
+    return (1 - b['side'])
 def defensive_artillery_fire_phase__fire__if_3(s, b):  # 'rulesets/newtown/variations.mst:145' § series 11.1, 11.2; newtown 3.4
     return (b['target'] == NONE_INDEX)
 def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/newtown/variations.mst:149' § series 11.1, 11.2; newtown 3.4
-    return {'target': b['target'], 'side': q.enemy(s, b['side'])}
+    return {'target': b['target'], 'side': (1 - b['side'])}
 
 def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' § series 11.2, 11.3
     return tuple(e0 for e0 in () if False)
@@ -954,7 +968,8 @@ def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series
     return (len(b['firers']) > 0)
 def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
-        q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
+        (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1))
+        for e0 in b['firers']), default=0)))
 def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
 def artillery_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:85' § series 11.2, 11.3
@@ -971,13 +986,13 @@ def artillery_fire__resolve_hit__set_resolve_hit(s, b):  # 'rulesets/newtown/ind
 def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
     return define__result_army_morale(s, b['result'], b['target'], ())
 def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:99' § series 10.3, 11.3, 16.1
-    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]),
+    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': (1 - UNIT_SIDE[b['target']]),
         'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:101' § series 10.3, 11.3, 16.1
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:114' § series 10.1, 10.4
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
+    return tuple(e0 for e0 in q.units_of(s, (1 - b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
 def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:116' § series 10.1, 10.4
@@ -988,7 +1003,8 @@ def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:118'
 def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:157' § series 10.2, 10.3; newtown 3.4
     return q.hexes_of(s, define__rifle_targets(s, SIDE__AMERICAN))
 def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:162' § series 10.2, 10.3; newtown 3.4
-    return tuple(e0 for e0 in define__rifle_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
+    return tuple(e0 for e0 in define__rifle_targets(s, SIDE__AMERICAN) if ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
+        else -1) == b['target_hex']))
 def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:164' § series 10.2, 10.3; newtown 3.4
     return define__rifle_targets(s, b['side'])
 
@@ -1028,7 +1044,7 @@ def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 
 def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return (not s.vars['pinned'][b['unit']])
 def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
-    return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
+    return {'side': b['side'], 'diversion': s.game.switch_on['diversion']}
 def close_combat_phase__examine_defenders__each_c(s, b):  # 'rulesets/newtown/variations.mst:122' § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
     return q.combats(s)
 def close_combat_phase__examine_defenders__each_h(s, b):  # 'rulesets/newtown/variations.mst:123' § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
@@ -1044,7 +1060,7 @@ def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
 def close_combat_phase__ambush__set_ambush_rolled(s, b):  # 'rulesets/newtown/indian_rules.mst:304' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_rolled', True)
 def close_combat_phase__ambush__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:305' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
-    return q.rule_on(s, 'automatic_ambush')
+    return s.game.switch_on['automatic_ambush']
 def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/indian_rules.mst:306' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_sprung', True)
 def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:309' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
@@ -1096,7 +1112,8 @@ def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'ruleset
 def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
 def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:250' § series 12.23, 12.4
-    return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
+    return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1),
+        UNIT_SIDE[b['u']])) > 0))
 def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:259' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
 def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
@@ -1134,9 +1151,9 @@ def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.ms
 def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:284' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
 def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 12.62
-    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+    return ((not b['rerolled']) and (s.vars['momentum'][(1 - b['first'])] > 0))
 def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:291' § series 12.23, 12.62
-    return q.enemy(s, b['first'])
+    return (1 - b['first'])
 def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:304' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:305' § series 12.23, 13.25
@@ -1189,25 +1206,26 @@ def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.m
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202' § series 12.23; newtown 3.6.2
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
 def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:364' § series 12.23
-    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in s.units_by_hex().get(e0, ()) if UNIT_COMBAT[e1]) == 0))
 def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:365' § series 12.23
     return (len(b['vacated']) > 0)
 def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:367' § series 12.23
     return (b['lead'] != NONE_INDEX)
 def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:368' § series 12.23
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
-        e0)))
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, (s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1))
+        and define__may_advance(s, b['lead'], (s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1), e0)))
 def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:369' § series 12.23
-    return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
-        and define__free_to_advance(s, b['lead']))
+    return ((((s.unit_status[b['lead']] == ON_MAP) and ((s.unit_hex[b['lead']] if s.unit_status[b['lead']] == ON_MAP else -1) in q.attack_hexes(s,
+        b['combat']))) and (len(b['reachable']) > 0)) and define__free_to_advance(s, b['lead']))
 def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
 def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
-        e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and ((s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
 def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
-        and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1))
+        and define__may_advance(s, b['u'], (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), e0)) and define__stack_ok(s,
+        q.union(s.units_by_hex().get(e0, ()), (b['u'],)))))
 def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:377' § series 12.23
     return (b['to'] != NONE_INDEX)
 
@@ -1224,7 +1242,7 @@ def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_comba
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25' § newtown I, 1.6, 6.2
-    return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[UNIT__SEVEN_NATIONS_WARRIORS] == ON_MAP))
+    return ((not s.game.switch_on['seven_nations_option']) and (s.unit_status[UNIT__SEVEN_NATIONS_WARRIORS] == ON_MAP))
 def prepare_for_play__optional_units__remove_from_play(s, b):  # 'rulesets/newtown/prepare.mst:26' § newtown I, 1.6, 6.2
     e.remove_from_play(s, UNIT__SEVEN_NATIONS_WARRIORS)
 def prepare_for_play__platoon__if(s, b):  # 'rulesets/newtown/prepare.mst:30' § newtown I, 6.1.1
@@ -1307,7 +1325,7 @@ def onondaga_enters__place__join_cup_args(s, b):  # 'rulesets/newtown/prepare.ms
 
 def breastwork_check__check__if(s, b):  # 'rulesets/newtown/victory.mst:96' § newtown 2.5.3
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0]
-        and (q.hex_of(s, e0) in ZONE_BREASTWORK_HEXES)) for e0 in q.units_of(s, SIDE__INDIAN))))
+        and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1) in ZONE_BREASTWORK_HEXES)) for e0 in q.units_of(s, SIDE__INDIAN))))
 def breastwork_check__check__set_breastwork_abandoned(s, b):  # 'rulesets/newtown/victory.mst:97' § newtown 2.5.3
     e.set_var(s, 'breastwork_abandoned', True)
 def breastwork_check__check__score(s, b):  # 'rulesets/newtown/victory.mst:98' § newtown 2.5.3
@@ -1423,7 +1441,7 @@ def fail_resolve__retreat__capture(s, b):  # 'rulesets/newtown/indian_rules.mst:
     e.capture(s, b['unit'])
 
 def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:223' § newtown 5.4.3, 5.4.4
-    return (define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return (define__in_enemy_zoc(s, b['hex'], UNIT_SIDE[b['unit']]) or (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0))
 def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:221' § newtown 5.4.3, 5.4.4
     return {'unit': b['unit'], 'hexes': 4, 'toward': define__retreat_goal(s, SIDE__INDIAN), 'exits': ZONE_INDIAN_EXITS_LIST}
 
@@ -1441,15 +1459,15 @@ def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian
 def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:414' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
 def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:420' § newtown 5.7
-    return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
-        b['stacks'])))
+    return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, (s.unit_hex[e0]
+        if s.unit_status[e0] == ON_MAP else -1), b['stacks'])))
 
 def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
 def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:441' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
 def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:445' § newtown 5.7
-    return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
+    return (sum(1 for e0 in s.units_by_hex().get(b['vacated'], ()) if UNIT_COMBAT[e0]) == 0)
 def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:446' § newtown 5.7
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if ((((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['advanced_before_combat'][e0])))
@@ -1465,11 +1483,9 @@ def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_ru
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:540' § newtown 5.9
-    return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], q.side(s, b['unit']))}
+    return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], UNIT_SIDE[b['unit']])}
 def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:542' § newtown 5.9
     e.lose_step(s, b['unit'])
-def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:543' § newtown 5.9
-    return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
 def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
     return (s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP)
@@ -1523,7 +1539,7 @@ def close_combat_cards__play__card_options(s, b):  # 'rulesets/newtown/cards.mst
 def close_combat_cards__play__if_2(s, b):  # 'rulesets/newtown/cards.mst:311' § newtown 4.2.4
     return (b['card'] == 'they_were_as_ghosts')
 def close_combat_cards__play__each_u(s, b):  # 'rulesets/newtown/cards.mst:312' § newtown 4.2.4
-    return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == SIDE__INDIAN)
+    return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((UNIT_SIDE[e0] == SIDE__INDIAN)
         and UNIT_COMBAT[e0]))
 def close_combat_cards__play__set_combat_called_off(s, b):  # 'rulesets/newtown/cards.mst:315' § newtown 4.2.4
     e.set_var(s, 'combat_called_off', True)
@@ -1582,7 +1598,7 @@ def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:13
     e.eliminate(s, b['casualty'])
 
 def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42'
-    e.win(s, q.enemy(s, b['side']), 'substantial')
+    e.win(s, (1 - b['side']), 'substantial')
 
 def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
@@ -1591,15 +1607,15 @@ def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:
     e.set_at(s, 'retreated', b['unit'], True)
 
 def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
-    return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
+    return define__enemy_leaders_alone(s, b['hex'], UNIT_SIDE[b['unit']])
 def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:230'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), 1)
 
 def trigger__eliminated_vp__score(s, b):  # 'rulesets/series/victory.mst:29'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), b['steps'])
 
 def trigger__american_step_lost__set_american_sp_eliminated(s, b):  # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
@@ -1608,7 +1624,7 @@ def trigger__american_unit_eliminated__set_american_sp_eliminated(s, b):  # 'rul
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 def trigger__leader_lost__score(s, b):  # 'rulesets/newtown/victory.mst:77'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, TABLE__LEADER_LOSS_TABLE, UNIT_PROPS['rank'][b['unit']]))
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), q.lookup(s, TABLE__LEADER_LOSS_TABLE, UNIT_PROPS['rank'][b['unit']]))
 
 def trigger__indian_unit_moved__set_moved_this_turn(s, b):  # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
@@ -1639,7 +1655,7 @@ def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/new
 def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:226'
     e.capture(s, UNIT__CATTLE_HERD)
 def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:227'
-    return q.rule_on(s, 'cattle_herd_vp')
+    return s.game.switch_on['cattle_herd_vp']
 def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:228'
     e.score(s, SIDE__INDIAN, 2)
 def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:230'
@@ -1654,7 +1670,7 @@ def modifiers__morale_check_drm__1_amount(s, b):  # 'rulesets/series/morale.mst:
 def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:6' § series 13.5
     return define__leadership(s, b['unit'])
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
-    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
+    return q.terrain_attr(s, q.terrain(s, (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1)), 'defend_drm')
 def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:338' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__modified_morale(s, b['attacker_lead'])
 def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
@@ -1690,11 +1706,11 @@ def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.
 def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:354' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['defender_lead'])
 def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60' § newtown 5.4.2
-    return (q.terrain(s, q.hex_of(s, b['unit'])) == TERRAIN__WOODS)
+    return (q.terrain(s, (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)) == TERRAIN__WOODS)
 def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:61' § newtown 5.4.2
-    return (q.hex_of(s, b['unit']) in ZONE_BREASTWORK_HEXES)
+    return ((s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1) in ZONE_BREASTWORK_HEXES)
 def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:62' § newtown 5.4.2
-    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
+    return (len(q.enemies_adjacent(s, (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1), UNIT_SIDE[b['unit']])) > 0)
 def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:63' § newtown 5.4.2
     return (s.unit_loss[b['unit']] > 0)
 def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64' § newtown 5.4.2
@@ -1706,12 +1722,12 @@ def trigger__army_demoralized__condition(s, b):  # 'rulesets/series/army_morale.
     return (b['new'] <= 0)
 
 def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/momentum.mst:58'
-    return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
+    return (((s.game.switch_on['momentum_chits'] and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:227'
-    return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
-        b['unit']))) > 0))
+    return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'],
+        UNIT_SIDE[b['unit']])) > 0))
 
 def trigger__eliminated_vp__condition(s, b):  # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
@@ -1723,7 +1739,7 @@ def trigger__leader_lost__condition(s, b):  # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 def trigger__indian_unit_moved__condition(s, b):  # 'rulesets/newtown/sequence.mst:58'
-    return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == SIDE__INDIAN))
+    return ((s.vars['indian_movement'] != 'no_movement') and (UNIT_SIDE[b['unit']] == SIDE__INDIAN))
 
 def trigger__honor_lost_in_combat__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and define__adverse_to_honor(s, b['result']))
@@ -1732,7 +1748,7 @@ def trigger__failed_resolve_pinned__condition(s, b):  # 'rulesets/newtown/indian
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 def trigger__retreated_off_the_board__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:273'
-    return ((q.side(s, b['unit']) == SIDE__INDIAN) and (not s.vars['left_the_board']))
+    return ((UNIT_SIDE[b['unit']] == SIDE__INDIAN) and (not s.vars['left_the_board']))
 
 def trigger__platoon_attaches__condition(s, b):  # 'rulesets/newtown/special_units.mst:51'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
@@ -1749,41 +1765,41 @@ def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_u
     return (b['unit'] == UNIT__EIGHTH_FOOT)
 
 def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:224'
-    return ((((q.side(s, b['unit']) == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
+    return ((((UNIT_SIDE[b['unit']] == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
         and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
 
 def trigger__indian_crosses_the_creek__condition(s, b):  # 'rulesets/newtown/cards.mst:239'
-    return (((q.side(s, b['unit']) == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (b['hex'] in ZONE_EAST_OF_THE_CREEK))
+    return (((UNIT_SIDE[b['unit']] == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (b['hex'] in ZONE_EAST_OF_THE_CREEK))
 
 def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181' § series 13.3
     return (s.vars['order'][b['unit']] == 'disrupted')
 def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186' § series 13.3
-    return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0))
 def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191' § series 13.3
     return s.vars['moved_away'][b['unit']]
 def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197' § series 12.4
     return s.vars['withdrawn'][b['unit']]
 def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
-    return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0))
 def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212' § series 13.1, 9.2
-    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
-        b['unit']))) > 0))
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, (s.unit_hex[b['unit']]
+        if s.unit_status[b['unit']] == ON_MAP else -1), UNIT_SIDE[b['unit']])) > 0))
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
-    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'],
+        UNIT_SIDE[b['unit']]) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
 def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
-    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
+    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']]) if s.vars['pin_case_b'][e0]) > 0)
 def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32' § newtown 4.1
     return s.vars['burning'][b['unit']]
 def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72' § newtown 5.2, 6.1.1
-    return ((q.side(s, b['unit']) == SIDE__INDIAN) and ((not define__moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
+    return ((UNIT_SIDE[b['unit']] == SIDE__INDIAN) and ((not define__moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 def restriction__final_movement_keeps_away__condition(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
-    return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == SIDE__INDIAN)) and (len(q.enemies_adjacent(s, b['hex'],
+    return (((s.vars['indian_movement'] == 'final') and (UNIT_SIDE[b['unit']] == SIDE__INDIAN)) and (len(q.enemies_adjacent(s, b['hex'],
         SIDE__INDIAN)) > 0))
 def restriction__final_movement_keeps_away__unit_part(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
-    return ((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == SIDE__INDIAN))
+    return ((s.vars['indian_movement'] == 'final') and (UNIT_SIDE[b['unit']] == SIDE__INDIAN))
 def restriction__final_movement_keeps_away__hex_part(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
     return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
 def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108' § newtown 5.3.1
@@ -1803,18 +1819,18 @@ def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown
 def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:200' § newtown 6.5.1
     return (b['unit'] == UNIT__CATTLE_HERD)
 def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 6.5.1
-    return ((b['unit'] == UNIT__CATTLE_HERD) and (q.hex_of(s, b['unit']) in ZONE_THE_ROAD))
+    return ((b['unit'] == UNIT__CATTLE_HERD) and ((s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1) in ZONE_THE_ROAD))
 def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
-    return (((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
+    return (((((UNIT_SIDE[b['unit']] == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP)) and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
 def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
-    return ((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
+    return ((((UNIT_SIDE[b['unit']] == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
 def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:213' § newtown 3.3, 6.5.1
     return (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD))
 
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
-    return ((q.side(s, b['unit']) == SIDE__INDIAN) and (not s.vars['examined'][b['hex']]))
+    return ((UNIT_SIDE[b['unit']] == SIDE__INDIAN) and (not s.vars['examined'][b['hex']]))
 
 def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
     return (((s.vars['momentum_pool'] + s.vars['momentum'][q.side_number(s, 0)]) + s.vars['momentum'][q.side_number(s, 1)]) > 5)
@@ -1833,9 +1849,9 @@ def victory__american_marginal__condition(s, b):  # 'rulesets/newtown/victory.ms
     return (q.vp(s, SIDE__AMERICAN) >= (q.vp(s, SIDE__INDIAN) + 9))
 
 def scenario__historical__setup11_condition(s, b):  # 'rulesets/newtown/scenarios.mst:68'
-    return ((b['hex'] in ZONE_BREASTWORK_HEXES) and any(define__warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
+    return ((b['hex'] in ZONE_BREASTWORK_HEXES) and any(define__warrior(s, e0) for e0 in s.units_by_hex().get(b['hex'], ())))
 def scenario__historical__setup12_condition(s, b):  # 'rulesets/newtown/scenarios.mst:69'
-    return any(define__warrior(s, e0) for e0 in q.units_at(s, b['hex']))
+    return any(define__warrior(s, e0) for e0 in s.units_by_hex().get(b['hex'], ()))
 
 def unit__old_smoke__commands(s, b):  # 'rulesets/newtown/forces.mst:164'
     return define__old_smoke_commands(s, b['unit'])
@@ -3635,7 +3651,7 @@ RULES = Rules(
                     ())),
                 JumpIfNot(check_or_retreat__each__if, 'if_2_else'),
                 Exec(evasion_check__check__lose_step),
-                Call(procedure='adjust_army_morale', args=evasion_check__check__adjust_army_morale_args, into=None),
+                Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),

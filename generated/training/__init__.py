@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '3424eea8e9989d8525b14895111d4d20a341da22c1bb0b9758528b7a4efa3695'
+RULES_HASH = 'e82e3b73f1f5fea291fc57b6eea649f35e9862391f33581aef8a0a94fb3e410f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

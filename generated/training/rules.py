@@ -81,7 +81,7 @@ def game__victory__determine_victory(s, b):  # 'rulesets/training/battle.mst:335
 def game_turn__first__player_turn_args(s, b):  # 'rulesets/training/battle.mst:340'
     return {'side': q.first_player(s, s.vars['turn'], SIDE__RED)}
 def game_turn__second__player_turn_args(s, b):  # 'rulesets/training/battle.mst:341'
-    return {'side': q.enemy(s, q.first_player(s, s.vars['turn'], SIDE__RED))}
+    return {'side': (1 - q.first_player(s, s.vars['turn'], SIDE__RED))}
 
 def player_turn__begin__set_phasing(s, b):  # 'rulesets/training/battle.mst:345'
     e.set_var(s, 'phasing', b['side'])
@@ -122,7 +122,7 @@ def trigger__mill_taken__score(s, b):  # 'rulesets/training/battle.mst:377'
     e.score(s, SIDE__RED, 2)
 
 def trigger__unit_destroyed__score(s, b):  # 'rulesets/training/battle.mst:382'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
+    e.score(s, (1 - UNIT_SIDE[b['unit']]), 1)
 
 def modifiers__combat_drm__1_amount(s, b):  # 'rulesets/training/battle.mst:322'
     return define__leader_drm(s, q.attackers(s, b['combat']))
@@ -133,15 +133,16 @@ def modifiers__combat_drm__2_amount(s, b):  # 'rulesets/training/battle.mst:323'
 def modifiers__combat_drm__2_if(s, b):  # 'rulesets/training/battle.mst:323'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 def modifiers__combat_drm__3_if(s, b):  # 'rulesets/training/battle.mst:324'
-    return all((q.terrain(s, q.hex_of(s, e0)) == TERRAIN__WOODS) for e0 in q.defenders(s, b['combat']))
+    return all((q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)) == TERRAIN__WOODS) for e0 in q.defenders(s, b['combat']))
 def modifiers__combat_drm__4_if(s, b):  # 'rulesets/training/battle.mst:325'
-    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), HEXSIDE__CREEK) for e0 in q.attackers(s, b['combat']))
+    return any(q.hexside_has(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), q.defender_hex(s, b['combat']), HEXSIDE__CREEK)
+        for e0 in q.attackers(s, b['combat']))
 
 def trigger__mill_taken__condition(s, b):  # 'rulesets/training/battle.mst:375'
-    return ((b['hex'] == HEX__0604) and (q.side(s, b['unit']) == SIDE__RED))
+    return ((b['hex'] == HEX__0604) and (UNIT_SIDE[b['unit']] == SIDE__RED))
 
 def restriction__ford_closed__condition(s, b):  # 'rulesets/training/battle.mst:387'
-    return (q.side(s, b['unit']) == SIDE__RED)
+    return (UNIT_SIDE[b['unit']] == SIDE__RED)
 
 def victory__red_wins__condition(s, b):  # 'rulesets/training/battle.mst:396'
     return (q.vp(s, SIDE__RED) > q.vp(s, SIDE__BLUE))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import subprocess
 import sys
 
 import pytest
 
 from compiler import ir
-from compiler.backends.engine_codegen import generate
+from compiler.backends.engine_codegen import HEX_OF, WRITTEN_OUT, generate
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
+from engine import chance
+from engine import queries as q
 from tests.conftest import ROOT
 
 DIGEST = """
@@ -70,3 +73,33 @@ def test_committed_engine_imports_and_plays():
     assert game.rules_hash == pkg.RULES_HASH
     s = game.new_initial_state()
     assert s.legal_actions()
+
+
+def test_written_out_queries_answer_as_the_queries_do():
+    """The generated code does a few queries itself (`WRITTEN_OUT`, `HEX_OF`: no
+    call): each gives what the query gives, for every unit, hex, side or rule
+    switch, in a position 400 random actions into the campaign."""
+    import generated.monmouth as pkg
+    import generated.monmouth.rules as module
+
+    game = pkg.load_game({"scenario": "campaign"})
+    s = game.new_initial_state()
+    rng = random.Random(3)
+    for _ in range(400):
+        s.apply_action(chance.sample(s, 3) if s.is_chance_node() else rng.choice(s.legal_actions()))
+    rules = game.rules
+    cases = {
+        "side": range(len(rules.units)),
+        "enemy": range(len(rules.sides)),
+        "units_at": range(len(rules.board.neighbors)),
+        "rule_on": list(game.switch_on),
+        "hex_of": range(len(rules.units)),
+    }
+    assert set(cases) == {*WRITTEN_OUT, "hex_of"}
+    namespace = {**vars(module), "s": s}
+    for name, values in cases.items():
+        assert values
+        for value in values:
+            code = HEX_OF if name == "hex_of" else WRITTEN_OUT[name]
+            written = eval(code.format(repr(value)), namespace)
+            assert written == getattr(q, name)(s, value), (name, value)
