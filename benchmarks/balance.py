@@ -109,13 +109,14 @@ SAME_GAMES = {
         "42666a87bca3f3e25646f4e907791808c37163615f8a1919aa0e11b37f3972b0"
     ),
     # Monmouth and Newtown, 7 December: issue 29's second pass wrote a few trivial
-    # queries out in the generated code (side(u), enemy(side), units_at(h), rule_on(r));
+    # queries out in the generated code (side(u), enemy(side), units_at(h), rule_on(r),
+    # hex_of(u) of a frame's name);
     # the same 12 seeded heuristic games play the same actions to the same results.
     "f7d37f3a2ebf8b9eeec171552a3513e9626bcb3453961740afc8321170b9cc20": (
-        "d8d50fe09cab1b03da1ebb5e6cf22660ef61773023c71f7425372bd4c2a10f6d"
+        "443d4a09ffb5e329c39325faab60ae8f4ca12f7b690273cff040187072ba92ff"
     ),
     "42666a87bca3f3e25646f4e907791808c37163615f8a1919aa0e11b37f3972b0": (
-        "ee6b448c92ecac8c9198eeb53bb33013629ffa82ad002ff6905040d65c967a58"
+        "ff518dc2192aef006128016a66a77b89fd697ffbf42739f040d0242104c68605"
     ),
 }
 

@@ -486,9 +486,11 @@ class Codegen:
         return f"{define_name(e.define)}(s{self.arguments(e.args, env)})"
 
     def _hex_of(self, unit: ir.TExpr, env: Env) -> str:
-        """Where a unit is (`q.hex_of`), written out when the unit is a name (read twice)."""
+        """Where a unit is (`q.hex_of`), written out when the unit is a frame's name (read
+        twice); in a collection's element (`it`) the call keeps the line short, which
+        keeps the generated package compact (tests/backends/test_artifact.py)."""
         u = self.expr(unit, env)
-        if isinstance(unit, (ir.Binding, ir.Element)):
+        if isinstance(unit, ir.Binding):
             return HEX_OF.format(u)
         return f"q.hex_of(s, {u})"
 

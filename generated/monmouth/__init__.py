@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'd8d50fe09cab1b03da1ebb5e6cf22660ef61773023c71f7425372bd4c2a10f6d'
+RULES_HASH = '443d4a09ffb5e329c39325faab60ae8f4ca12f7b690273cff040187072ba92ff'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -238,8 +238,7 @@ def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/serie
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
-    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1) in q.hexes_of(s, q.union((a_u,), a_others)))))
+    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
@@ -337,8 +336,7 @@ def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:27': 'Leadership
 
 def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == UNIT_SIDE[e1])) and (not UNIT_PROPS['demi_leader'][e1]))
-        for e1 in q.union(s.units_by_hex().get((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), ()), q.units_around(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1)))) for e0 in a_units)
+        for e1 in q.union(s.units_by_hex().get(q.hex_of(s, e0), ()), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
 def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
@@ -362,13 +360,13 @@ def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:130': "Units 
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
 def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:133': 'Ready rifles next to the target' § series 10.2
-    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1),
-        (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
+    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP
+        else -1)))
 
 def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:193': "The Jaegers' second roll" § series 10.6
-    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1)) != TERRAIN__CLEAR)) and (q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target)) for e0 in a_firers))
+    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
+        e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
+        for e0 in a_firers))
 
 def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:197': 'An open flank between firer and target' § series 10.6, 12.52
     return any(((q.adjacent(s, e0, (s.unit_hex[a_target] if s.unit_status[a_target] == ON_MAP else -1)) and (len(s.units_by_hex().get(e0, ())) == 0))
@@ -453,8 +451,8 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
-        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)),
-        'open_ground') for e0 in define__side_units(s, a_combat, a_side)))
+        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
+        a_combat, a_side)))
 
 def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
     return any(((len(s.units_by_hex().get(e0, ())) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
@@ -812,15 +810,15 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
-    return any((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0) for e0 in q.units_of(s,
-        b['side']) if (s.vars['pin_group'][e0] == b['group']))
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
 def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
-    return all(((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0) or define__may_get_away(s, e0))
-        for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
 def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
@@ -888,8 +886,8 @@ def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforc
 def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:288' § series 9; monmouth 4.31
     e.set_var(s, 'steuben_withdrawn', False)
 def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
+        b['side'])) > 0)))
 def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
     return len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), b['side']))
 def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
@@ -964,8 +962,7 @@ def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/mon
 def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:300' § series 9; monmouth 4.1
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1), UNIT_SIDE[e0])) == 0)))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), UNIT_SIDE[e0])) == 0)))
 def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
 def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
@@ -988,7 +985,7 @@ def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/ra
     e.set_at(s, 'withdrawn', b['u'], False)
 def rally_phase__rally__each_u(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:37' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
-        and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0)))
+        and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 def rally_phase__rally__if(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:38' § series 15.1, 15.2, 16.1
     return define__molly_may_join(s, b['u'])
 def rally_phase__rally__set_molly(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:40' § series 15.1, 15.2, 16.1
@@ -1035,8 +1032,7 @@ def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series
     return (len(b['firers']) > 0)
 def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
-        (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1))
-        for e0 in b['firers']), default=0)))
+        q.hex_of(s, e0), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1)) for e0 in b['firers']), default=0)))
 def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
 def artillery_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:85' § series 11.2, 11.3
@@ -1104,8 +1100,8 @@ def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rules
 def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return {'side': b['side'], 'diversion': s.game.switch_on['diversion']}
 def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
-    return any(any((((s.unit_hex[e1] if s.unit_status[e1] == ON_MAP else -1) in ZONE_HEDGEROW_LINE) and (UNIT_SIDE[e1] == SIDE__AMERICAN))
-        for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
+    return any(any(((q.hex_of(s, e1) in ZONE_HEDGEROW_LINE) and (UNIT_SIDE[e1] == SIDE__AMERICAN)) for e1 in q.defenders(s, e0))
+        for e0 in q.combats(s))
 def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     e.set_var(s, 'hedgerow_attacked', True)
 def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:19' § series 12, 12.1, 12.11, 12.2, 12.22
@@ -1241,8 +1237,8 @@ def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.
 def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
 def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and ((s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
+        e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
 def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1))
         and define__may_advance(s, b['u'], (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), e0)) and define__stack_ok(s,

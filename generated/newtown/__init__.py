@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'ee6b448c92ecac8c9198eeb53bb33013629ffa82ad002ff6905040d65c967a58'
+RULES_HASH = 'ff518dc2192aef006128016a66a77b89fd697ffbf42739f040d0242104c68605'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -255,8 +255,7 @@ def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/serie
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
-    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1) in q.hexes_of(s, q.union((a_u,), a_others)))))
+    return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
@@ -355,8 +354,7 @@ def define__leadership(s, a_u):  # 'rulesets/newtown/variations.mst:64': 'Leader
 
 def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == UNIT_SIDE[e1])) and (not UNIT_PROPS['demi_leader'][e1]))
-        for e1 in q.union(s.units_by_hex().get((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), ()), q.units_around(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1)))) for e0 in a_units)
+        for e1 in q.union(s.units_by_hex().get(q.hex_of(s, e0), ()), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
 def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
@@ -380,13 +378,13 @@ def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:130': "Units 
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
 def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:133': 'Ready rifles next to the target' § series 10.2
-    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1),
-        (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP else -1)))
+    return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), (s.unit_hex[a_t] if s.unit_status[a_t] == ON_MAP
+        else -1)))
 
 def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:193': "The Jaegers' second roll" § series 10.6
-    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1)) != TERRAIN__CLEAR)) and (q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target)) for e0 in a_firers))
+    return ((s.game.switch_on['jaeger_rifles'] and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
+        e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
+        for e0 in a_firers))
 
 def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:197': 'An open flank between firer and target' § series 10.6, 12.52
     return any(((q.adjacent(s, e0, (s.unit_hex[a_target] if s.unit_status[a_target] == ON_MAP else -1)) and (len(s.units_by_hex().get(e0, ())) == 0))
@@ -474,8 +472,8 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
-        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)),
-        'open_ground') for e0 in define__side_units(s, a_combat, a_side)))
+        for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
+        a_combat, a_side)))
 
 def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
     return any(((len(s.units_by_hex().get(e0, ())) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
@@ -586,8 +584,8 @@ def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:462'
 
 def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:467': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
-        and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)))
-        for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
+        and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
+        and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
 def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:496': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
@@ -806,15 +804,15 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
-    return any((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0) for e0 in q.units_of(s,
-        b['side']) if (s.vars['pin_group'][e0] == b['group']))
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
 def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
-    return all(((len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0) or define__may_get_away(s, e0))
-        for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
 def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
@@ -836,15 +834,15 @@ def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'ruleset
 def movement_phase__destroy_newtown__if(s, b):  # 'rulesets/newtown/special_rules.mst:22' § series 9; newtown 4.1
     return (b['side'] == SIDE__AMERICAN)
 def movement_phase__destroy_newtown__each_u(s, b):  # 'rulesets/newtown/special_rules.mst:23' § series 9; newtown 4.1
-    return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((UNIT_COMBAT[e0] and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1) in ZONE_NEWTOWN_HEXES)) and (not s.vars['destroyed'][(s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)])))
+    return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in ZONE_NEWTOWN_HEXES))
+        and (not s.vars['destroyed'][q.hex_of(s, e0)])))
 def movement_phase__destroy_newtown__set_destroyed(s, b):  # 'rulesets/newtown/special_rules.mst:24' § series 9; newtown 4.1
     e.set_at(s, 'destroyed', (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), True)
 def movement_phase__destroy_newtown__set_burning(s, b):  # 'rulesets/newtown/special_rules.mst:25' § series 9; newtown 4.1
     e.set_at(s, 'burning', b['u'], True)
 def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1), b['side'])) > 0)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
+        b['side'])) > 0)))
 def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
     return len(q.enemies_adjacent(s, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), b['side']))
 def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
@@ -888,8 +886,7 @@ def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/
 def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__must_move_away(s, b['unit'])
 def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1), UNIT_SIDE[e0])) == 0)))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), UNIT_SIDE[e0])) == 0)))
 def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
 def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
@@ -916,7 +913,7 @@ def rally_phase__opportunity_card__spend_momentum_args(s, b):  # 'rulesets/newto
     return {'side': SIDE__AMERICAN}
 def rally_phase__rally__each_u(s, b):  # 'rulesets/series/rally.mst:11' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
-        and (len(q.enemies_adjacent(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), b['side'])) == 0)))
+        and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/series/rally.mst:12' § series 15.1, 15.2, 16.1
     return {'unit': b['u'], 'drm': 0}
 def rally_phase__rally__set_order(s, b):  # 'rulesets/series/rally.mst:14' § series 15.1, 15.2, 16.1
@@ -941,8 +938,7 @@ def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/varia
 def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:141' § series 11.1, 11.2; newtown 3.4
     e.set_at(s, 'examined', b['target_hex'], True)
 def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:142' § series 11.1, 11.2; newtown 3.4
-    return tuple(e0 for e0 in define__artillery_targets(s, SIDE__AMERICAN) if ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1) == b['target_hex']))
+    return tuple(e0 for e0 in define__artillery_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
 def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
     return define__artillery_targets(s, (1 - b['side']))
 def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
@@ -968,8 +964,7 @@ def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series
     return (len(b['firers']) > 0)
 def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
-        (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1))
-        for e0 in b['firers']), default=0)))
+        q.hex_of(s, e0), (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1)) for e0 in b['firers']), default=0)))
 def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
 def artillery_fire__to_hit__say(s, b):  # 'rulesets/series/fire.mst:85' § series 11.2, 11.3
@@ -1003,8 +998,7 @@ def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:118'
 def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:157' § series 10.2, 10.3; newtown 3.4
     return q.hexes_of(s, define__rifle_targets(s, SIDE__AMERICAN))
 def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:162' § series 10.2, 10.3; newtown 3.4
-    return tuple(e0 for e0 in define__rifle_targets(s, SIDE__AMERICAN) if ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP
-        else -1) == b['target_hex']))
+    return tuple(e0 for e0 in define__rifle_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
 def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:164' § series 10.2, 10.3; newtown 3.4
     return define__rifle_targets(s, b['side'])
 
@@ -1220,8 +1214,8 @@ def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.
 def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:371' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
 def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:375' § series 12.23
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and ((s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
+        e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
 def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:376' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1))
         and define__may_advance(s, b['u'], (s.unit_hex[b['u']] if s.unit_status[b['u']] == ON_MAP else -1), e0)) and define__stack_ok(s,
@@ -1325,7 +1319,7 @@ def onondaga_enters__place__join_cup_args(s, b):  # 'rulesets/newtown/prepare.ms
 
 def breastwork_check__check__if(s, b):  # 'rulesets/newtown/victory.mst:96' § newtown 2.5.3
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0]
-        and ((s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1) in ZONE_BREASTWORK_HEXES)) for e0 in q.units_of(s, SIDE__INDIAN))))
+        and (q.hex_of(s, e0) in ZONE_BREASTWORK_HEXES)) for e0 in q.units_of(s, SIDE__INDIAN))))
 def breastwork_check__check__set_breastwork_abandoned(s, b):  # 'rulesets/newtown/victory.mst:97' § newtown 2.5.3
     e.set_var(s, 'breastwork_abandoned', True)
 def breastwork_check__check__score(s, b):  # 'rulesets/newtown/victory.mst:98' § newtown 2.5.3
@@ -1459,8 +1453,8 @@ def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian
 def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:414' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
 def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:420' § newtown 5.7
-    return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, (s.unit_hex[e0]
-        if s.unit_status[e0] == ON_MAP else -1), b['stacks'])))
+    return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
+        b['stacks'])))
 
 def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'e82e3b73f1f5fea291fc57b6eea649f35e9862391f33581aef8a0a94fb3e410f'
+RULES_HASH = '82e637b950562bbdfde46eaa95ad1a9802f6d1ce4405d072d600b5b4d5f26fe6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -133,10 +133,9 @@ def modifiers__combat_drm__2_amount(s, b):  # 'rulesets/training/battle.mst:323'
 def modifiers__combat_drm__2_if(s, b):  # 'rulesets/training/battle.mst:323'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 def modifiers__combat_drm__3_if(s, b):  # 'rulesets/training/battle.mst:324'
-    return all((q.terrain(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1)) == TERRAIN__WOODS) for e0 in q.defenders(s, b['combat']))
+    return all((q.terrain(s, q.hex_of(s, e0)) == TERRAIN__WOODS) for e0 in q.defenders(s, b['combat']))
 def modifiers__combat_drm__4_if(s, b):  # 'rulesets/training/battle.mst:325'
-    return any(q.hexside_has(s, (s.unit_hex[e0] if s.unit_status[e0] == ON_MAP else -1), q.defender_hex(s, b['combat']), HEXSIDE__CREEK)
-        for e0 in q.attackers(s, b['combat']))
+    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), HEXSIDE__CREEK) for e0 in q.attackers(s, b['combat']))
 
 def trigger__mill_taken__condition(s, b):  # 'rulesets/training/battle.mst:375'
     return ((b['hex'] == HEX__0604) and (UNIT_SIDE[b['unit']] == SIDE__RED))
