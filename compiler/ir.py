@@ -997,3 +997,17 @@ def statements(body: tuple[TStmt, ...]) -> Iterator[TStmt]:
             inner = getattr(stmt, name, None)
             if isinstance(inner, tuple):
                 yield from statements(inner)
+
+
+def nodes_of(value: object, cls: Any) -> Iterator[Any]:
+    """Every node of type `cls` (a class or a union) in a tree of IR dataclasses,
+    tuples and lists; where each was written (`span`, `prov`) is not looked into."""
+    if isinstance(value, cls):
+        yield value
+    if isinstance(value, tuple | list):
+        for v in value:
+            yield from nodes_of(v, cls)
+    elif hasattr(value, "__dataclass_fields__"):
+        for name in value.__dataclass_fields__:
+            if name not in ("span", "prov", "provs"):
+                yield from nodes_of(getattr(value, name), cls)

@@ -14,7 +14,6 @@ the same rules give the same bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 from collections.abc import Callable, Iterator
@@ -215,25 +214,11 @@ class _Assembler:
         return repr(value.name)
 
 
-def ir_nodes(node: object) -> Iterator[object]:
-    """Every IR node under `node`, itself first (dataclass fields, tuples, lists)."""
-    yield node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            yield from ir_nodes(getattr(node, f.name))
-    elif isinstance(node, tuple | list):
-        for item in node:
-            yield from ir_nodes(item)
-
-
 def secretly_bound(rules: ir.Ruleset) -> frozenset[str]:
     """The names a face-down answer binds anywhere in the rules' procedures and triggers
     (`ask secretly … into`, `choose secretly`)."""
-    return frozenset(
-        n.var
-        for n in ir_nodes((rules.procedures, rules.triggers))
-        if isinstance(n, ir.Ask | ir.Choose) and n.mode == "secretly"
-    )
+    answers = ir.nodes_of((rules.procedures, rules.triggers), ir.Ask | ir.Choose)
+    return frozenset(n.var for n in answers if n.mode == "secretly")
 
 
 class Codegen:
@@ -567,15 +552,10 @@ class Codegen:
     def secret_reads(self, e: ir.TExpr, env: Env) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The secret variables an expression reads, and the names it reads that a
         face-down answer may have bound (in a procedure's frame)."""
-        nodes = list(ir_nodes(e))
         variables = {
-            n.name
-            for n in nodes
-            if isinstance(n, ir.Var | ir.VarAt) and n.name in self.secret_variables
+            n.name for n in ir.nodes_of(e, ir.Var | ir.VarAt) if n.name in self.secret_variables
         }
-        bindings = {
-            n.name for n in nodes if isinstance(n, ir.Binding) and n.name in self.secretly_bound
-        }
+        bindings = {n.name for n in ir.nodes_of(e, ir.Binding) if n.name in self.secretly_bound}
         return tuple(sorted(variables)), tuple(sorted(bindings)) if env.bindings == "b" else ()
 
     def _list_of(self, e: ir.ListOf, env: Env) -> str:

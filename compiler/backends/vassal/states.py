@@ -174,7 +174,7 @@ class StateReading:
             *(p.steps for p in self.rules.procedures),
             *(t.body for t in (*self.rules.triggers, *self.rules.results)),
         )
-        called = {c.proc for c in _nodes(bodies, ir.CallProc)}
+        called = {c.proc for c in ir.nodes_of(bodies, ir.CallProc)}
         params: dict[tuple[str, str], Units] = {
             (p.name, name): (frozenset() if p.name in called else self.every)
             for p in self.rules.procedures
@@ -258,7 +258,7 @@ class _Walk:
         self.members: dict[Key, ir.TExpr] = {}  # a loop's variable → the collection it runs over
 
     def read(self, value: object) -> None:
-        for v in _nodes(value, ir.VarAt):
+        for v in ir.nodes_of(value, ir.VarAt):
             self.r.reads.setdefault(v.name, set()).add(self.container)
 
     def block(self, body: tuple[ir.TStmt, ...], env: dict[Key, Units], guards: tuple) -> None:
@@ -475,16 +475,3 @@ def _blank(kind: str) -> object:
 
 def _words(title: str) -> frozenset[str]:
     return frozenset("".join(c if c.isalnum() else " " for c in title.lower()).split())
-
-
-def _nodes(value: object, cls: type) -> Iterator:
-    """Every node of type `cls` in a tree of IR dataclasses, tuples and lists."""
-    if isinstance(value, cls):
-        yield value
-    if isinstance(value, tuple | list):
-        for v in value:
-            yield from _nodes(v, cls)
-    elif hasattr(value, "__dataclass_fields__"):
-        for name in value.__dataclass_fields__:
-            if name not in ("span", "prov", "provs"):
-                yield from _nodes(getattr(value, name), cls)
