@@ -163,8 +163,8 @@ def shoot_position(battle: str, log: str, side: str, move: int, out: Path) -> Pa
     """The page of `side`'s seat at move `move` of a logged game (its scenario and
     switches, its actions replayed by the table as it plays them)."""
     record = read_log(log)
-    table = open_table(battle, scenario=record.header["params"].get("scenario"))
     params = record.header["params"]
+    table = open_table(battle, scenario=params.get("scenario"))
     game = table.package.load_game(params)
     tg = table.seat(game, game.new_initial_state(), side, table.defaults["bot"], 1)
     for line in record.moves[:move]:
