@@ -26,8 +26,9 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.backends.print_and_play.steps import print_steps
+from compiler.backends.print_and_play.steps import ChartsShared, print_steps
 from compiler.backends.vassal import vassal_steps
+from compiler.backends.vassal.images import screen_charts
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
 from compiler.local_charts import local_chart_file, local_charts
@@ -67,9 +68,11 @@ def vassal_output(
     rules: ir.Ruleset,
     sources: SourceFiles,
     engine: Callable[[], dict[str, str]] | None = None,
+    shared: ChartsShared | None = None,
 ) -> list[tuple[str, Step]]:
     """The VASSAL module's steps; the scenarios' engines come from `engine()` (the package the
-    build generates anyway), or are generated here."""
+    build generates anyway), or are generated here; its charts from `shared`, when the
+    build's print-and-play charts step makes them."""
     made: dict[str, types.ModuleType] = {}
 
     def game_of(scenario: str) -> Game:
@@ -78,7 +81,7 @@ def vassal_output(
             made["pkg"] = load_generated(files, rules.name)
         return made["pkg"].load_game({"scenario": scenario})
 
-    return vassal_steps(rules, sources, game_of)
+    return vassal_steps(rules, sources, game_of, shared)
 
 
 def refuse_shipped_folder(rules: ir.Ruleset, entry: Path, target: Path) -> None:
@@ -125,14 +128,17 @@ def _build_steps(
 ) -> list[tuple[str, Step]]:
     """The steps that make these outputs, each named (`generate` refuses a library)."""
     engine = functools.cache(lambda: dict(generate(rules)))
+    # Charts drawn once: the module's are made from the print-and-play ones.
+    shared = ChartsShared(screen_charts) if {"charts", "vassal"} <= set(outputs) else None
     steps: list[tuple[str, Step]] = []
     if "engine" in outputs:
         steps.append(("engine", engine))
     for part in PARTS:
         if part in outputs:
-            steps += [(what, _under_print(run)) for what, run in print_steps(rules, sources, part)]
+            made = print_steps(rules, sources, part, shared)
+            steps += [(what, _under_print(run)) for what, run in made]
     if "vassal" in outputs:
-        steps += vassal_output(rules, sources, engine)
+        steps += vassal_output(rules, sources, engine, shared)
     return steps
 
 

@@ -154,6 +154,18 @@ def _overlapping(box: Box, boxes: list[Box]) -> int:
     return sum(1 for b in boxes if min(x1, b[2]) > max(x0, b[0]) and min(y1, b[3]) > max(y0, b[1]))
 
 
+def _near(box: Box, a: PxPoint, b: PxPoint) -> bool:
+    """Whether segment a–b's bounding box comes within a pixel of `box`: no point of a
+    segment that does not can lie in the box (`_points_inside` is then 0, not worked out)."""
+    x0, y0, x1, y1 = box
+    return (
+        min(a[0], b[0]) <= x1 + 1
+        and max(a[0], b[0]) >= x0 - 1
+        and min(a[1], b[1]) <= y1 + 1
+        and max(a[1], b[1]) >= y0 - 1
+    )
+
+
 def _points_inside(box: Box, a: PxPoint, b: PxPoint) -> int:
     """How many of 21 points evenly along a–b (both ends included) lie in `box`."""
     x0, y0, x1, y1 = box
@@ -629,7 +641,9 @@ class MapRenderer:
         # A covered hex number is worst (the hex can no longer be found), then
         # the star, then a road (a label on a paper box can sit on a road).
         crowd = 1000.0 * _overlapping(padded, self.numbers) + 100 * _overlapping(padded, others)
-        return crowd + sum(_points_inside(padded, a, b) for a, b in self.roads)
+        return crowd + sum(
+            _points_inside(padded, a, b) for a, b in self.roads if _near(padded, a, b)
+        )
 
     def _dashed_hex(self, draw: ImageDraw.ImageDraw, centre: PxPoint, size: float) -> None:
         """A hexagon outline of dashes, as maps mark a line of hexes (a maneuver limit)."""

@@ -24,7 +24,7 @@ from shapely.geometry import LineString, Polygon
 
 from compiler.map.hexmap import Grid, Offset
 from compiler.map.model import MapModel
-from engine.los import Sight, choice_codes, choices, judge
+from engine.los import Blocks, Sight, Slope, choice_codes, choices, judge
 from engine.rules import LosSlot, LosTemplate
 
 Slots = tuple[tuple[tuple[Offset, ...], ...], ...]
@@ -127,13 +127,17 @@ def los_tables(model: MapModel) -> LosTables:
     """Templates per column parity, and the code of every pair within the LOS range."""
     grid, radius = model.grid, model.los_range()
     los = LosModel(model)
+    # Each hex and hexside is asked about by many pairs: answered once each.
+    blocks, slope = cache(los.terrain_blocks), cache(los.slope)
     offsets, templates = zip(*(_templates(grid, radius, parity) for parity in (0, 1)), strict=True)
     index = tuple({off: i for i, off in enumerate(here)} for here in offsets)
     codes = []
     for col, row in grid.offsets():
         parity = 1 if grid.is_shifted(col) else 0
         pairs = zip(offsets[parity], templates[parity], strict=True)
-        codes.append(tuple(_code(los, (col, row), off, slots) for off, (slots, _c) in pairs))
+        codes.append(
+            tuple(_code(grid, blocks, slope, (col, row), off, slots) for off, (slots, _c) in pairs)
+        )
     return LosTables(radius, index, tuple(templates), tuple(codes))
 
 
@@ -154,16 +158,23 @@ def _templates(
     return here, tuple(entries)
 
 
-def _code(los: LosModel, a: Offset, off: Offset, slots: tuple[LosSlot, ...]) -> int:
+def _code(
+    grid: Grid,
+    blocks: Blocks[Offset],
+    slope: Slope[Offset],
+    a: Offset,
+    off: Offset,
+    slots: tuple[LosSlot, ...],
+) -> int:
     """The code of the sight from a to the hex at offset `off` (0 off the map)."""
     col, row = a
     b = (col + off[0], row + off[1])
-    if not los.grid.contains(*b):
+    if not grid.contains(*b):
         return 0
     absolute = tuple(
         tuple(tuple((col + c, row + r) for c, r in alt) for alt in slot) for slot in slots
     )
-    return choice_codes(a, b, absolute, los.terrain_blocks, los.slope)
+    return choice_codes(a, b, absolute, blocks, slope)
 
 
 def _relative(slots: Slots, origin: Offset) -> tuple[LosSlot, ...]:

@@ -10,6 +10,7 @@ how a ruleset declares the look of its counters.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from PIL import Image
@@ -40,14 +41,27 @@ def png(img: Image.Image) -> bytes:
     return png_bytes(img, DPI)
 
 
-def print_steps(rules: ir.Ruleset, sources: SourceFiles, part: str) -> list[tuple[str, Step]]:
-    """One part as named steps, for the progress bar; raises `CompileError` before any runs."""
+@dataclass(slots=True)
+class ChartsShared:
+    """The charts as another output of the same build shows them, made from the 300 dpi
+    images while the chart step holds them (the VASSAL module's screen-size PNGs), so
+    that the build draws every chart once: `shrink` makes them, `made` keeps them."""
+
+    shrink: Callable[[dict[str, Image.Image]], dict[str, bytes]]
+    made: dict[str, bytes] | None = None
+
+
+def print_steps(
+    rules: ir.Ruleset, sources: SourceFiles, part: str, shared: ChartsShared | None = None
+) -> list[tuple[str, Step]]:
+    """One part as named steps, for the progress bar; raises `CompileError` before any runs.
+    (`shared`: the charts' part makes the other output's charts too.)"""
     r = Reporter(sources)
     check_looks(rules, r)
     r.check()
-    return {"counters": counter_steps, "charts": chart_steps, "map": map_steps}[part](
-        rules, sources
-    )
+    if part == "charts":
+        return chart_steps(rules, sources, shared)
+    return {"counters": counter_steps, "map": map_steps}[part](rules, sources)
 
 
 def counter_steps(rules: ir.Ruleset, sources: SourceFiles) -> list[tuple[str, Step]]:
@@ -93,12 +107,16 @@ def chart_images(rules: ir.Ruleset) -> dict[str, Image.Image]:
     return images
 
 
-def chart_steps(rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Step]]:
+def chart_steps(
+    rules: ir.Ruleset, _sources: SourceFiles, shared: ChartsShared | None = None
+) -> list[tuple[str, Step]]:
     """A PNG per chart and track, and all of them on Letter and A4 pages."""
     images: dict[str, Image.Image] = {}
 
     def draw() -> dict[str, bytes]:
         images.update(chart_images(rules))
+        if shared is not None:
+            shared.made = shared.shrink(images)
         return {f"charts/{name}.png": png(img) for name, img in images.items()}
 
     def pages(paper: Paper) -> dict[str, bytes]:

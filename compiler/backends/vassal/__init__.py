@@ -16,6 +16,7 @@ from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.print_and_play.mix import Counter, counter_mix
+from compiler.backends.print_and_play.steps import ChartsShared
 from compiler.backends.vassal import images, tags, tracks
 from compiler.backends.vassal.archive import zipped
 from compiler.backends.vassal.buildfile import START_HEX, Chart, Module, Setup, build_xml
@@ -186,16 +187,20 @@ def hand_sides(rules: ir.Ruleset) -> tuple[ir.Side, ...]:
 
 
 def vassal_steps(
-    rules: ir.Ruleset, sources: SourceFiles, game_of: Callable[[str], Game]
+    rules: ir.Ruleset,
+    sources: SourceFiles,
+    game_of: Callable[[str], Game],
+    shared: ChartsShared | None = None,
 ) -> list[tuple[str, Step]]:
-    """The module as named steps; raises `CompileError` before any runs."""
+    """The module as named steps; raises `CompileError` before any runs. (`shared`: the
+    charts the build's print-and-play step made for the module, if it makes them.)"""
     r = Reporter(sources)
     check_looks(rules, r)
     mix = counter_mix(rules, r)
     r.check()
     if rules.map is None:
         return []
-    work = _ModuleWork(rules, mix, game_of)
+    work = _ModuleWork(rules, mix, game_of, shared)
     return [
         ("module images", work.draw),
         ("module counters", work.counters),
@@ -216,8 +221,15 @@ class _ModuleWork:
     pieces: Pieces  # from "module counters" on
     chart_tabs: tuple[Chart, ...]  # from "module charts" on
 
-    def __init__(self, rules: ir.Ruleset, mix: list[Counter], game_of: Callable[[str], Game]):
+    def __init__(
+        self,
+        rules: ir.Ruleset,
+        mix: list[Counter],
+        game_of: Callable[[str], Game],
+        shared: ChartsShared | None,
+    ):
         self.rules = rules
+        self.shared = shared
         self.mix = mix
         self.game_of = game_of
         self.files: dict[str, bytes] = {}
@@ -258,7 +270,8 @@ class _ModuleWork:
     def charts(self) -> dict[str, bytes]:
         """The print-and-play charts, each a tab of the Charts window."""
         out = []
-        for name, data in images.charts(self.rules).items():
+        made = self.shared.made if self.shared is not None else None
+        for name, data in (images.charts(self.rules) if made is None else made).items():
             self.files[f"images/chart-{name}"] = data
             out.append(Chart(words(name.removesuffix(".png")).capitalize(), f"chart-{name}"))
         self.chart_tabs = tuple(out)

@@ -78,8 +78,13 @@ def moved_icon() -> bytes:
 
 def charts(rules: ir.Ruleset) -> dict[str, bytes]:
     """The print-and-play charts (provisional values marked as on paper), at screen size."""
+    return screen_charts(chart_images(rules))
+
+
+def screen_charts(drawn: dict[str, Image.Image]) -> dict[str, bytes]:
+    """The module's charts from the print-and-play ones at 300 dpi (`chart_images`)."""
     out = {}
-    for name, img in chart_images(rules).items():
+    for name, img in drawn.items():
         w, h = img.size
         small = img.resize((w * 2 // 3, h * 2 // 3), Image.Resampling.LANCZOS)
         out[f"{name}.png"] = png(small.convert("RGB"))
