@@ -141,9 +141,14 @@ def choice_codes(
     a: H, b: H, slots: Sequence[Sequence[tuple[H, ...]]], blocks: Blocks, slope: Slope
 ) -> int:
     """The precomputed code of a pair: CODE_BITS per choice, from terrain and slopes alone."""
+    return paths_code([(a, *middle, b) for middle in choices(slots)], blocks, slope)
+
+
+def paths_code(paths: Sequence[Sequence[H]], blocks: Blocks, slope: Slope) -> int:
+    """The code of a pair from its paths, one a choice in `choices` order: CODE_BITS each."""
     code = 0
-    for k, middle in enumerate(choices(slots)):
-        status, _blocker = judge_path((a, *middle, b), blocks, slope)
+    for k, path in enumerate(paths):
+        status, _blocker = judge_path(path, blocks, slope)
         code |= status << (CODE_BITS * k)
     return code
 

@@ -24,7 +24,7 @@ from shapely.geometry import LineString, Polygon
 
 from compiler.map.hexmap import Grid, Offset
 from compiler.map.model import MapModel
-from engine.los import Blocks, Sight, Slope, choice_codes, choices, judge
+from engine.los import Blocks, Sight, Slope, choices, judge, paths_code
 from engine.rules import LosSlot, LosTemplate
 
 Slots = tuple[tuple[tuple[Offset, ...], ...], ...]
@@ -135,9 +135,7 @@ def los_tables(model: MapModel) -> LosTables:
     for col, row in grid.offsets():
         parity = 1 if grid.is_shifted(col) else 0
         pairs = zip(offsets[parity], templates[parity], strict=True)
-        codes.append(
-            tuple(_code(grid, blocks, slope, (col, row), off, slots) for off, (slots, _c) in pairs)
-        )
+        codes.append(tuple(_code(grid, blocks, slope, (col, row), off, t) for off, t in pairs))
     return LosTables(radius, index, tuple(templates), tuple(codes))
 
 
@@ -164,17 +162,16 @@ def _code(
     slope: Slope[Offset],
     a: Offset,
     off: Offset,
-    slots: tuple[LosSlot, ...],
+    template: LosTemplate,
 ) -> int:
-    """The code of the sight from a to the hex at offset `off` (0 off the map)."""
+    """The code of the sight from a to the hex at offset `off` (0 off the map): the
+    template's choices, kept relative to a, moved to a."""
     col, row = a
     b = (col + off[0], row + off[1])
     if not grid.contains(*b):
         return 0
-    absolute = tuple(
-        tuple(tuple((col + c, row + r) for c, r in alt) for alt in slot) for slot in slots
-    )
-    return choice_codes(a, b, absolute, blocks, slope)
+    paths = [(a, *[(col + c, row + r) for c, r in middle], b) for middle in template[1]]
+    return paths_code(paths, blocks, slope)
 
 
 def _relative(slots: Slots, origin: Offset) -> tuple[LosSlot, ...]:
