@@ -54,5 +54,27 @@ def png_bytes(img: Image.Image, dpi: int | None = None, level: int = 6) -> bytes
     return b"\x89PNG\r\n\x1a\n" + b"".join(chunks)
 
 
+def rgb_data(png: bytes) -> tuple[int, int, bytes] | None:
+    """The width, height and image data (the IDAT chunks joined: a zlib stream of rows,
+    each behind its filter byte) of an 8-bit RGB PNG that is not interlaced; None for
+    any other kind. A PDF takes that data as it is (/FlateDecode, /Predictor 15), so
+    that an image already written as a PNG is not compressed again."""
+    if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    at, size, data = 8, None, []
+    while at + 8 <= len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, body = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color, _c, _f, interlace = struct.unpack(">IIBBBBB", body)
+            if (depth, color, interlace) != (8, 2, 0):
+                return None
+            size = (width, height)
+        elif kind == b"IDAT":
+            data.append(body)
+        at += 12 + length
+    return None if size is None or not data else (*size, b"".join(data))
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))

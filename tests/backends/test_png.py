@@ -55,3 +55,45 @@ def test_a_pdf_stream_inflates_to_unfiltered_rows():
     assert len(rows) == stride * (BAND + 2)
     assert all(rows[i] == 0 for i in range(0, len(rows), stride))
     assert b"".join(rows[i + 1 : i + stride] for i in range(0, len(rows), stride)) == img.tobytes()
+
+
+def _unfiltered(rows: bytes, w: int, h: int) -> bytes:
+    """The pixels of a PNG's inflated rows of 8-bit RGB, their filters undone (PNG 9.2)."""
+    stride, out, prior = 3 * w, bytearray(), bytearray(3 * w)
+    for y in range(h):
+        kind, line = (
+            rows[y * (stride + 1)],
+            bytearray(rows[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
+        for i in range(stride):
+            a = line[i - 3] if i >= 3 else 0
+            b, c = prior[i], prior[i - 3] if i >= 3 else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            paeth = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            line[i] = (line[i] + (0, a, b, (a + b) // 2, paeth)[kind]) & 0xFF
+        out += line
+        prior = line
+    return bytes(out)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32), st.booleans())
+def test_rgb_data_is_the_pngs_rows_as_a_pdf_takes_them(w, h, seed, own):
+    """`rgb_data` gives an RGB PNG's size and its image data, which inflates to its rows,
+    each behind a filter byte (`/Predictor 15`), whichever writer made it."""
+    img = an_image("RGB", w, h, seed)
+    large, png.LARGE = png.LARGE, 0 if own else png.LARGE
+    try:
+        made = png_bytes(img, 300)
+    finally:
+        png.LARGE = large
+    found = png.rgb_data(made)
+    assert found is not None and found[:2] == (w, h)
+    assert _unfiltered(zlib.decompress(found[2]), w, h) == img.tobytes()
+
+
+def test_rgb_data_refuses_what_a_pdf_could_not_take_as_it_is():
+    assert png.rgb_data(png_bytes(an_image("RGBA", 5, 5, 1))) is None
+    assert png.rgb_data(png_bytes(an_image("L", 5, 5, 1))) is None
+    assert png.rgb_data(b"not a png") is None

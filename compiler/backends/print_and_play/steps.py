@@ -112,21 +112,25 @@ def chart_steps(
 ) -> list[tuple[str, Step]]:
     """A PNG per chart and track, and all of them on Letter and A4 pages."""
     images: dict[str, Image.Image] = {}
+    pngs: dict[str, bytes] = {}
 
     def draw() -> dict[str, bytes]:
         images.update(chart_images(rules))
         if shared is not None:
             shared.made = shared.shrink(images)
-        return {f"charts/{name}.png": png(img) for name, img in images.items()}
+        pngs.update((name, png(img)) for name, img in images.items())
+        return {f"charts/{name}.png": data for name, data in pngs.items()}
 
     def pages(paper: Paper) -> dict[str, bytes]:
         title = f"{rules.title}: charts and tables"
         if not images:
             return {}
-        laid = stack_on_pages(list(images.values()), paper, title)
+        # (each chart's PNG goes into the PDF as it is: no chart is compressed twice)
+        laid = stack_on_pages([(img, pngs[name]) for name, img in images.items()], paper, title)
         pdf = pdf_of_pages(laid, title)
         if paper is PAPERS[-1]:
             images.clear()  # the last pages: free the 300 dpi charts before the map is drawn
+            pngs.clear()
         return {f"charts-{paper.name}.pdf": pdf}
 
     steps: list[tuple[str, Step]] = [("charts", draw)]
