@@ -337,7 +337,10 @@ def result_name(s: State, code: int) -> str:
 
 
 def divide(a: int | Fraction, b: int | Fraction) -> Fraction:
-    """`a / b` in rule expressions: an exact fraction (half a victory point)."""
+    """`a / b` in rule expressions: an exact fraction (half a victory point). By zero,
+    the rules' fault, said in their words (Python's own says `Fraction(1, 0)`)."""
+    if b == 0:
+        raise ZeroDivisionError(f"division by zero: {a} / {b}")
     return Fraction(a) / Fraction(b)
 
 

@@ -46,6 +46,8 @@ from engine.state import ON_MAP, State
 
 BOTS = ("random", "eager", "heuristic")
 NO_REASON = "**no reason given**"
+DETAIL = 160  # most characters of a broken invariant's detail in the report
+MESSAGE = 100  # most characters of an exception's message, before the rule's place
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +242,8 @@ def play_checked(
         # The rule the engine was running, if any: "procedure P at FILE:LINE:COLUMN".
         place = rule_place_of(e)
         where = f" ({place})" if place else ""
-        problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}{where}"))
+        message = str(e) if len(str(e)) <= MESSAGE else str(e)[: MESSAGE - 1] + "…"
+        problems.append((s.move_number, "exception", f"{type(e).__name__}: {message}{where}"))
     run.games += 1
     run.moves += s.move_number
     run.turns += s.vars["turn"] - game.first_turn + 1
@@ -400,7 +403,9 @@ def markdown(
     if report.problems:
         lines += ["| scenario | seed | bots | move | what | detail |", "|---|---|---|---|---|---|"]
         for p in report.problems[:200]:
-            detail = p.detail.replace("|", "\\|")[:160]
+            # (an exception's message is cut already: the rule's place is kept whole)
+            detail = p.detail.replace("|", "\\|")
+            detail = detail if p.what == "exception" else detail[:DETAIL]
             lines.append(f"| {p.scenario} | {p.seed} | {p.bots} | {p.move} | {p.what} | {detail} |")
         lines.append("")
     silent = never_fired(report, decls, tested, reasons)

@@ -21,9 +21,11 @@ from engine.state import ELIMINATED, ON_MAP
 from muster.cli import main
 from muster.language_tests import fired_in_tests
 from muster.soak import (
+    DETAIL,
     NO_REASON,
     Declaration,
     Invariants,
+    Problem,
     SoakReport,
     declarations,
     markdown,
@@ -233,3 +235,18 @@ def test_every_declaration_the_shipped_soak_never_fired_has_a_reason(battle):
     assert any(r.startswith("| branch |") for r in rows), "made with the branch counts"
     assert [r for r in rows if NO_REASON in r] == []
     assert "Reasons that name no declaration" not in silent
+
+
+def test_a_problem_row_keeps_an_exceptions_place_whole_and_cuts_an_invariants_detail():
+    """An exception's message is cut before it is recorded, so that the rule's place
+    after it ("procedure P at FILE:LINE:COLUMN", a long path under a temporary folder)
+    is always in the report whole; a broken invariant's detail is cut at `DETAIL`."""
+    place = "(procedure close_combat at /tmp/" + "deep/" * 30 + "battle.mst:364:17)"
+    problems = [
+        Problem("skirmish", 1, "random,random", 10, "exception", f"ZeroDivisionError: x {place}"),
+        Problem("skirmish", 1, "random,random", 11, "army morale", "y" * (DETAIL + 50)),
+    ]
+    report = SoakReport("training", [], problems, Counter(), {})
+    text = markdown(report, 1, [])
+    assert place in text
+    assert "y" * DETAIL + " |" in text and "y" * (DETAIL + 1) not in text
