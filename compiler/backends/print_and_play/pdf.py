@@ -37,13 +37,6 @@ class Composed:
     size: tuple[int, int]
     placed: tuple[Placed, ...]
 
-    def flattened(self) -> Image.Image:
-        """The page as one image, as a viewer shows it at 300 dpi."""
-        page = Image.new("RGB", self.size, "white")
-        for p in self.placed:
-            page.paste(p.image, p.at)
-        return page
-
 
 def pdf_of_pages(pages: Iterable[Image.Image | Composed], title: str) -> bytes:
     """A PDF with one page per image or composed page, each its size at 300 dpi
