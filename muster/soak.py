@@ -242,7 +242,8 @@ def play_checked(
         # The rule the engine was running, if any: "procedure P at FILE:LINE:COLUMN".
         place = rule_place_of(e)
         where = f" ({place})" if place else ""
-        message = str(e) if len(str(e)) <= MESSAGE else str(e)[: MESSAGE - 1] + "…"
+        message = str(e)
+        message = message if len(message) <= MESSAGE else message[: MESSAGE - 1] + "…"
         problems.append((s.move_number, "exception", f"{type(e).__name__}: {message}{where}"))
     run.games += 1
     run.moves += s.move_number
