@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '443d4a09ffb5e329c39325faab60ae8f4ca12f7b690273cff040187072ba92ff'
+RULES_HASH = 'd8c2116039f3fee55dc89cac0e1615b82e6fc419a7e82ad94f7ee942a3d34742'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

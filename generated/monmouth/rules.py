@@ -618,13 +618,13 @@ define__parsonage_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.ms
 def define__wavers(s, a_s):  # 'rulesets/monmouth/scenarios.mst:73': "The army's morale wavers" § monmouth 6.19, 6.28, 6.38; series 16.23
     return ((q.level_of(s, 'army_morale_level', a_s) == 'wavering') or (q.level_of(s, 'army_morale_level', a_s) == 'demoralized'))
 
-def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': 'A British or Provincial combat unit' § monmouth 6.28
+def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:277': 'A British or Provincial combat unit' § monmouth 6.28
     return (((UNIT_SIDE[a_u] == SIDE__BRITISH) and UNIT_COMBAT[a_u]) and (UNITS[a_u].formation != 'hessians'))
 
-def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion' § monmouth 6.391
+def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:410': 'A Hessian Grenadier battalion' § monmouth 6.391
     return (((a_u == UNIT__LENGERKE_GRENADIERS) or (a_u == UNIT__LINSING_GRENADIERS)) or (a_u == UNIT__MINNIGERODE_GRENADIERS))
 
-define__hessian_reluctance = define__examination_penalty  # 'rulesets/monmouth/scenarios.mst:427': 'Hessian Morale Check' § monmouth 6.391
+define__hessian_reluctance = define__examination_penalty  # 'rulesets/monmouth/scenarios.mst:429': 'Hessian Morale Check' § monmouth 6.391
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
@@ -735,7 +735,7 @@ def game_turn__skipped_for_heat__if(s, b):  # 'rulesets/monmouth/heat.mst:50' §
     return s.vars['turn_lost_to_heat']
 def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26' § series 5
     return {'side': s.vars['initiative_side']}
-def game_turn__abbreviated_first_turn__if(s, b):  # 'rulesets/monmouth/scenarios.mst:209' § series 5; monmouth 6.291
+def game_turn__abbreviated_first_turn__if(s, b):  # 'rulesets/monmouth/scenarios.mst:211' § series 5; monmouth 6.291
     return (s.vars['turn'] == s.game.first_turn)
 def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27' § series 5
     return {'side': (1 - s.vars['initiative_side'])}
@@ -922,13 +922,13 @@ def movement_phase__countermarch__march_args(s, b):  # 'rulesets/monmouth/comman
         'along_roads': s.vars['cc_strategic'][b['u']]}
 def movement_phase__countermarch__set_cc_strategic_2(s, b):  # 'rulesets/monmouth/command_and_control.mst:157' § series 9; monmouth 4.62
     e.set_at(s, 'cc_strategic', b['u'], False)
-def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:431' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:433' § series 9; monmouth 6.391
     return (b['side'] == SIDE__BRITISH)
-def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:432' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:434' § series 9; monmouth 6.391
     return tuple(e0 for e0 in q.units_of(s, SIDE__BRITISH) if (define__hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
-def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:434' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:436' § series 9; monmouth 6.391
     return {'unit': b['u'], 'drm': define__hessian_reluctance(s)}
-def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:436' § series 9; monmouth 6.391
+def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:438' § series 9; monmouth 6.391
     e.set_at(s, 'hessian_holds', b['u'], True)
 def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/monmouth/reinforcements.mst:272' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52; monmouth III
     return define__in_enemy_zoc(s, b['hex'], b['side'])
@@ -1024,9 +1024,9 @@ def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' §
     e.set_at(s, 'fired', b['a'], True)
 def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78' § series 11.2, 11.3
     e.set_at(s, 'artillery_target', b['target'], True)
-def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:459' § series 11.2, 11.3; monmouth 6.391
+def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:461' § series 11.2, 11.3; monmouth 6.391
     return define__hessian_grenadier(s, b['target'])
-def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:460' § series 11.2, 11.3; monmouth 6.391
+def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:462' § series 11.2, 11.3; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['target'], True)
 def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series 11.2, 11.3
     return (len(b['firers']) > 0)
@@ -1099,10 +1099,10 @@ def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rules
     return (not s.vars['pinned'][b['unit']])
 def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return {'side': b['side'], 'diversion': s.game.switch_on['diversion']}
-def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
+def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:233' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     return any(any(((q.hex_of(s, e1) in ZONE_HEDGEROW_LINE) and (UNIT_SIDE[e1] == SIDE__AMERICAN)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
-def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
+def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:234' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     e.set_var(s, 'hedgerow_attacked', True)
 def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:19' § series 12, 12.1, 12.11, 12.2, 12.22
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
@@ -1132,9 +1132,9 @@ def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:218'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:219' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:452' § series 12.23; monmouth 6.391
+def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:454' § series 12.23; monmouth 6.391
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
-def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:453' § series 12.23; monmouth 6.391
+def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:455' § series 12.23; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['u'], True)
 def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:224' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
@@ -1418,7 +1418,7 @@ def trigger__objective_control__if_3(s, b):  # 'rulesets/monmouth/victory.mst:15
 def trigger__objective_control__set_parsonage_control(s, b):  # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', UNIT_SIDE[b['unit']])
 
-def trigger__british_sp_eliminated__set_british_sp_lost(s, b):  # 'rulesets/monmouth/scenarios.mst:281'
+def trigger__british_sp_eliminated__set_british_sp_lost(s, b):  # 'rulesets/monmouth/scenarios.mst:283'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6' § series 6.1
@@ -1522,7 +1522,7 @@ def trigger__american_sp_shattered__condition(s, b):  # 'rulesets/monmouth/victo
 def trigger__objective_control__condition(s, b):  # 'rulesets/monmouth/victory.mst:148'
     return define__may_control(s, b['unit'])
 
-def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:280'
+def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:282'
     return define__counts_for_6_28(s, b['unit'])
 
 def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181' § series 13.3
@@ -1566,12 +1566,12 @@ def restriction__cc_countermarched__condition(s, b):  # 'rulesets/monmouth/comma
     return (s.vars['cc_impact'][b['unit']] == RESULT__CC_COUNTERMARCH)
 def restriction__rear_guard_confined__condition(s, b):  # 'rulesets/monmouth/rear_guard.mst:22' § monmouth 4.7
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != UNIT__SIMCOE)) and (b['unit'] != UNIT__DIEMAR_HUSSARS))
-def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:226' § monmouth 6.292
+def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:228' § monmouth 6.292
     return (((UNIT_SIDE[b['unit']] == SIDE__AMERICAN) and ((s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP
         else -1) in ZONE_HEDGEROW_LINE)) and (not s.vars['hedgerow_attacked']))
-def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:447' § monmouth 6.391
+def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:449' § monmouth 6.391
     return s.vars['hessian_holds'][b['unit']]
-def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:478' § monmouth 6.392
+def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:480' § monmouth 6.392
     return (UNIT_SIDE[b['unit']] == SIDE__BRITISH)
 
 def impossible__momentum_beyond_the_pool__condition(s, b):  # 'rulesets/series/momentum.mst:65'
@@ -1602,16 +1602,16 @@ def victory__lees_advance_british_marginal__condition(s, b):  # 'rulesets/monmou
     return (define__margin(s, SIDE__BRITISH) >= Fraction(3, 2))
 def victory__lees_advance_american_marginal__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:118'
     return (define__margin(s, SIDE__AMERICAN) >= Fraction(3, 2))
-def victory__holding_action_british_bridge__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:245'
+def victory__holding_action_british_bridge__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:247'
     return (define__occupies(s, HEX__1712, SIDE__BRITISH) and define__occupies(s, HEX__1713, SIDE__BRITISH))
-def victory__holding_action_british_ridge__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:254'
+def victory__holding_action_british_ridge__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:256'
     return (((define__occupies(s, HEX__1511, SIDE__BRITISH) or define__occupies(s, HEX__1611, SIDE__BRITISH)) or define__occupies(s, HEX__1610,
         SIDE__BRITISH)) or define__occupies(s, HEX__1709, SIDE__BRITISH))
-def victory__holding_action_british_washington__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:263'
+def victory__holding_action_british_washington__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:265'
     return (not (s.unit_status[UNIT__WASHINGTON] == ON_MAP))
-def victory__holding_action_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:293'
+def victory__holding_action_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:295'
     return (s.vars['british_sp_lost'] >= 15)
-def victory__washingtons_stand_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:496'
+def victory__washingtons_stand_american_decisive__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:498'
     return (define__occupies_without_militia(s, HEX__2512, SIDE__AMERICAN) or define__occupies_without_militia(s, HEX__2017, SIDE__AMERICAN))
 
 def unit__morgan__commands(s, b):  # 'rulesets/monmouth/american.mst:116'
@@ -2325,7 +2325,7 @@ RULES = Rules(
                 Jump('if_5_end'),
                 Label('if_5_else'), Label('if_5_end'), Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
             ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), (38, 9, 38, 9), 'rulesets/monmouth/heat.mst', (50, 50, 51, 50), (9,
-                47, 13, 47), 'rulesets/series/sequence.mst', (26,), (40,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210, 209), (9, 55, 13,
+                47, 13, 47), 'rulesets/series/sequence.mst', (26,), (40,), 'rulesets/monmouth/scenarios.mst', (211, 211, 212, 211), (9, 55, 13,
                 55), 'rulesets/series/sequence.mst', (27,), (41,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182, 181), (9, 13, 9, 9, 13,
                 9), 'rulesets/series/sequence.mst', (29,), (34,))),
         'player_turn': procedure(
@@ -2354,7 +2354,7 @@ RULES = Rules(
                 Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)), into=None),  # § series 5, 7.3, 9.61
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
             ), lines=lines_at('rulesets/series/sequence.mst', (33,), (17,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128, 127), (9, 56,
-                13, 56), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), (9, 55, 13, 13, 55), 'rulesets/series/sequence.mst', (34, 35,
+                13, 56), 'rulesets/monmouth/scenarios.mst', (204, 204, 205, 206, 204), (9, 55, 13, 13, 55), 'rulesets/series/sequence.mst', (34, 35,
                 36, 37, 38, 44, 45), (34, 34, 38, 34, 39, 9, 9))),
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
@@ -2640,8 +2640,8 @@ RULES = Rules(
                 21, 25, 25, 21, 17, 13, 81, 89, 43, 9, 9, 13, 13, 13, 9, 43), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106,
                 107, 108, 109, 106, 111, 103), (40, 40, 40, 40, 9, 9, 9, 13, 13, 13, 9, 9, 40), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199,
                 200, 199, 198), (34, 9, 9, 9, 13, 9, 34), 'rulesets/monmouth/command_and_control.mst', (147, 147, 148, 148, 148, 148, 149, 150, 157,
-                148, 147), (9, 44, 13, 13, 13, 13, 17, 17, 17, 13, 44), 'rulesets/monmouth/scenarios.mst', (431, 431, 432, 432, 432, 432, 433, 433,
-                434, 435, 436, 435, 433, 439, 432, 431), (9, 51, 13, 13, 13, 13, 17, 17, 21, 21, 25, 21, 17, 21, 13,
+                148, 147), (9, 44, 13, 13, 13, 13, 17, 17, 17, 13, 44), 'rulesets/monmouth/scenarios.mst', (433, 433, 434, 434, 434, 434, 435, 435,
+                436, 437, 438, 437, 435, 441, 434, 433), (9, 51, 13, 13, 13, 13, 17, 17, 21, 21, 25, 21, 17, 21, 13,
                 51), 'rulesets/monmouth/reinforcements.mst', (270, 295, 295, 295, 296, 297, 298, 299, 300, 296, 295), (77, 48, 48, 48, 9, 13, 13, 13,
                 13, 9, 48), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134, 132), (29, 29, 29, 9,
                 9, 13, 13, 13, 13, 17, 13, 13, 9, 29))),
@@ -2754,7 +2754,7 @@ RULES = Rules(
                 Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
             ), lines=lines_at('rulesets/series/fire.mst', (71, 72, 72, 72, 72, 73, 73, 74, 75, 73, 72, 78), (9, 9, 9, 9, 9, 13, 13, 17, 17, 13, 9,
-                9), 'rulesets/monmouth/scenarios.mst', (459, 459, 460, 459), (9, 49, 13, 49), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85,
+                9), 'rulesets/monmouth/scenarios.mst', (461, 461, 462, 461), (9, 49, 13, 49), 'rulesets/series/fire.mst', (80, 81, 82, 83, 84, 85,
                 86, 87, 84, 89, 80), (32, 9, 9, 9, 9, 13, 13, 13, 9, 13, 32))),
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
@@ -2843,7 +2843,7 @@ RULES = Rules(
                 Label('if_4_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
             ), lines=lines_at('rulesets/series/fire.mst', (149, 150, 150, 150, 150, 151, 151, 152, 151, 150, 155), (9, 9, 9, 9, 9, 13, 13, 17, 13, 9,
-                9), 'rulesets/monmouth/scenarios.mst', (466, 466, 467, 466), (9, 49, 13, 49), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162,
+                9), 'rulesets/monmouth/scenarios.mst', (468, 468, 469, 468), (9, 49, 13, 49), 'rulesets/series/fire.mst', (159, 160, 161, 162, 162,
                 162, 163, 164, 162, 166, 169, 170, 169, 172, 173, 174, 175, 172, 177, 159), (38, 9, 9, 9, 9, 9, 13, 13, 9, 9, 9, 13, 9, 9, 13, 13,
                 13, 9, 13, 38))),
         'close_combat_phase': procedure(
@@ -2878,7 +2878,7 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232, 231), (9, 50, 13,
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/monmouth/scenarios.mst', (233, 233, 234, 233), (9, 50, 13,
                 50), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19, 24, 24, 24, 24, 25, 24, 30, 31), (31, 31, 31, 9, 9, 31, 34, 34, 34,
                 34, 9, 34, 9, 9))),
         'shattered_captured': procedure(
@@ -3041,7 +3041,7 @@ RULES = Rules(
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
                 Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
             ), lines=lines_at('rulesets/series/close_combat.mst', (203, 204, 205, 211, 212, 211, 214, 215, 216, 218, 218, 218, 219, 218), (9, 9, 9, 9,
-                13, 9, 9, 9, 9, 9, 9, 9, 13, 9), 'rulesets/monmouth/scenarios.mst', (452, 452, 452, 452, 453, 452), (9, 49, 49, 49, 13,
+                13, 9, 9, 9, 9, 9, 9, 9, 13, 9), 'rulesets/monmouth/scenarios.mst', (454, 454, 454, 454, 455, 454), (9, 49, 49, 49, 13,
                 49), 'rulesets/series/close_combat.mst', (224, 225, 225, 225, 226, 225, 228, 224, 230, 231, 232, 231, 237, 238, 238, 239, 239, 239,
                 239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238, 237, 259, 260, 266, 267, 268, 269, 270, 271, 272, 273, 271, 277, 281,
                 282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290, 296, 297, 296, 281, 304, 305, 308, 309, 310, 311,
@@ -3394,12 +3394,12 @@ RULES = Rules(
             name='trigger:british_sp_eliminated', title='British SPs eliminated', kind='procedure', params=('unit', 'hex',
                 'steps'), types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (281,), (10,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (283,), (10,))),
         'trigger:british_sp_captured': procedure(
             name='trigger:british_sp_captured', title='British SPs captured', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__british_sp_eliminated__set_british_sp_lost),
-            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (287,), (10,))),
+            ), lines=lines_at('rulesets/monmouth/scenarios.mst', (289,), (10,))),
     },
     triggers=(
         TriggerSpec(name='army_demoralized', title='An army is demoralized', event='changed:army_morale',
@@ -3695,8 +3695,8 @@ RULES = Rules(
             objectives=()),
         BotWeightsSpec(name='campaign_bot', scenarios=('campaign',), terms={}, variables={'sidebar_vp': 1.0}, terrain={}, objectives=((318, 0, 1.0),
             (490, 0, 1.0), (1133, 1, 1.0), (970, 1, 1.0), (743, -1, 1.0))),
-        BotWeightsSpec(name='lees_advance_bot', scenarios=('lees_advance',), terms={}, variables={'sidebar_vp': 1.0}, terrain={}, objectives=((743, 0,
-            1.0), (1133, 1, 1.0))),
+        BotWeightsSpec(name='lees_advance_bot', scenarios=('lees_advance',), terms={}, variables={'sidebar_vp': 1.0}, terrain={}, objectives=((743,
+            -1, 1.0), (1133, -1, 1.0))),
         BotWeightsSpec(name='holding_action_bot', scenarios=('holding_action',), terms={}, variables={'sidebar_vp': 1.0}, terrain={},
             objectives=((459, -1, 1.0), (460, -1, 1.0), (402, -1, 1.0), (430, -1, 1.0), (429, -1, 1.0), (456, -1, 1.0))),
         BotWeightsSpec(name='washingtons_stand_bot', scenarios=('washingtons_stand',), terms={}, variables={'sidebar_vp': 1.0}, terrain={},

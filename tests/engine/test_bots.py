@@ -206,12 +206,10 @@ def test_the_rule_files_weights_reach_the_bot():
     game = shipped("monmouth", "lees_advance")
     w = weights_for(game)
     labels = game.rules.board.labels
-    british, american = game.rules.side_index("british"), game.rules.side_index("american")
-    # Lee's Advance lists one objective per side (6.19), not the map's nine victory hexes.
-    assert sorted((labels[h], side) for h, side, _ in w.objectives) == [
-        ("2716", british),
-        ("4114", american),
-    ]
+    # Lee's Advance lists the two hexes of 6.19's decisive victories, each for both
+    # sides (-1: one side makes for it, the other holds it), not the map's nine
+    # victory hexes.
+    assert sorted((labels[h], side) for h, side, _ in w.objectives) == [("2716", -1), ("4114", -1)]
     assert w.variables == {"vp": 1.0, "army_morale": 1.0, "sidebar_vp": 1.0}
     assert w.terrain == {"defend_drm": -1.0}
     assert w.terms == DEFAULT_TERMS
