@@ -35,8 +35,9 @@ from __future__ import annotations
 import math
 import random
 import time
+from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.bots.view import view_of
@@ -68,6 +69,9 @@ class Picture:
     commanders: dict[int, list[int]]  # combat unit -> leaders who may command it
     commanded: dict[int, list[int]]  # leader -> combat units he may command
     exits: dict[int, tuple[int, ...]]  # unit -> the hexes it may leave the map from
+    # unit -> its side's objectives no other friendly combat unit holds (`_with_objectives`,
+    # asked for every hex the unit may step to: worked out once per unit)
+    unheld: dict[int, tuple[tuple[int, float], ...]] = field(default_factory=dict)
 
 
 class Evaluator:
@@ -81,12 +85,35 @@ class Evaluator:
         self.kind = tuple(u.kind for u in rules.units)
         self.cube = rules.board.cube
         self.neighbors = rules.board.neighbors
+        self.strengths = tuple(u.strengths for u in rules.units)
+        # What `position` goes over at every evaluation, found once: each side's
+        # units of each kind in unit order, every other side's units, the combat units.
+        units = range(len(rules.units))
+        self.units_of_kind = {
+            (p, k): tuple(u for u in units if self.side[u] == p and self.kind[u] == k)
+            for p in range(len(rules.sides))
+            for k in set(self.kind)
+        }
+        self.others = tuple(
+            tuple(u for u in units if self.side[u] != p) for p in range(len(rules.sides))
+        )
+        self.combat_units = tuple(u for u in units if self.kind[u] == "unit")
+        # Each hex's neighbours on the map, as a set (`_hemmed_in`: all of them closed?).
+        self.around = tuple(frozenset(n for n in nb if n >= 0) for nb in self.neighbors)
         # Per terrain type; a hex's type is read from the map as it stands.
         self.type_value = _terrain_values(rules, self.w)
         self.objectives = _objectives_by_side(self.w, len(rules.sides))
+        # Hexes' distances to every hex, looked up rather than worked out: rows made
+        # as they are first needed, shared by the game's evaluators (`distances_from`).
+        self.rows: dict[int, array] = game.derived.setdefault("hex distance rows", {})
         # Objectives pull linearly across the map: every hex nearer is worth
         # the same, so a unit far away still feels the pull.
         self.reach = 1 + _farthest_from_first(rules.board.cube)
+        # Each objective's pull on every hex (`pull` of its distance).
+        self.pull_of = {
+            o: tuple(map(self.pull, self.distances_from(o)))
+            for o in {o for side in self.objectives for o, _ in side}
+        }
         self.victory = _victory_conditions(game)
         self.levels = rules.victory_levels
         self.odds_table = _odds_table(game)
@@ -99,8 +126,18 @@ class Evaluator:
         ca, cb = self.cube[a], self.cube[b]
         return max(abs(ca[0] - cb[0]), abs(ca[1] - cb[1]), abs(ca[2] - cb[2]))
 
+    def distances_from(self, h: int) -> array:
+        """Hex h's distance to every hex of the map, by hex."""
+        row = self.rows.get(h)
+        if row is None:
+            c = self.cube[h]
+            row = self.rows[h] = array(
+                "H", [max(abs(c[0] - o[0]), abs(c[1] - o[1]), abs(c[2] - o[2])) for o in self.cube]
+            )
+        return row
+
     def strength(self, s: State, u: int) -> int:
-        values = self.game.rules.units[u].strengths
+        values = self.strengths[u]
         return values[min(s.unit_loss[u], len(values) - 1)] if values else 0
 
     def evaluate(self, s: State, p: int) -> float:
@@ -161,8 +198,9 @@ class Evaluator:
     def strength_balance(self, s: State, p: int) -> int:
         """Side p's combat strength on the map or still to enter, less the enemy's."""
         strength = 0
-        for u, kind in enumerate(self.kind):
-            if kind == "unit" and s.unit_status[u] in (ON_MAP, NOT_ENTERED):
+        status = s.unit_status
+        for u in self.combat_units:
+            if status[u] == ON_MAP or status[u] == NOT_ENTERED:
                 strength += self.strength(s, u) if self.side[u] == p else -self.strength(s, u)
         return strength
 
@@ -181,39 +219,38 @@ class Evaluator:
         (`trapped`): what a lost close combat would capture."""
         enemy_on: set[int] = set()
         enemy_zoc: set[int] = set()
-        for u, kind in enumerate(self.kind):
-            if self.side[u] != p and s.unit_status[u] == ON_MAP:
-                h = s.unit_hex[u]
+        status, hexes, kind, neighbors = s.unit_status, s.unit_hex, self.kind, self.neighbors
+        for u in self.others[p]:
+            if status[u] == ON_MAP:
+                h = hexes[u]
                 enemy_on.add(h)
-                if kind == "unit":
-                    enemy_zoc.update(self.neighbors[h])
+                if kind[u] == "unit":
+                    enemy_zoc.update(neighbors[h])
+        closed = enemy_on | enemy_zoc
+        around = self.around
         return sum(
             self.strength(s, u)
             for u in self.on_map(s, p, "unit")
-            if self._hemmed_in(s.unit_hex[u], enemy_on, enemy_zoc)
+            if hexes[u] in enemy_zoc and around[hexes[u]] <= closed
         )
 
     def on_map(self, s: State, p: int, kind: str) -> list[int]:
         """Side p's units of a kind ("unit" or "leader") on the map, in unit order."""
-        return [
-            u
-            for u, k in enumerate(self.kind)
-            if k == kind and self.side[u] == p and s.unit_status[u] == ON_MAP
-        ]
+        status = s.unit_status
+        return [u for u in self.units_of_kind.get((p, kind), ()) if status[u] == ON_MAP]
 
     def _hemmed_in(self, h: int, enemy_on: set[int], enemy_zoc: set[int]) -> bool:
         """In an enemy zone of control, with every neighbour on the map holding
         an enemy or in an enemy zone of control too."""
-        return h in enemy_zoc and not any(
-            n >= 0 and n not in enemy_on and n not in enemy_zoc for n in self.neighbors[h]
-        )
+        return h in enemy_zoc and self.around[h] <= enemy_on | enemy_zoc
 
     def _closeness(self, s: State, p: int) -> float:
         own = [s.unit_hex[u] for u in self.on_map(s, p, "unit")]
         if not own:
             return 0.0
         return sum(
-            wt * self.pull(min(self.distance(h, o) for h in own)) for o, wt in self.objectives[p]
+            wt * self.pull(min(map(self.distances_from(o).__getitem__, own)))
+            for o, wt in self.objectives[p]
         )
 
     def pull(self, d: int) -> float:
@@ -279,9 +316,12 @@ class Evaluator:
         # tactics chits next to it (14.2): a bonus there, nothing lost by
         # marching on ahead (leaders move after their units and follow).
         leaders = pic.commanders.get(u, ())
-        near = min((self.distance(h, s.unit_hex[x]) for x in leaders), default=2)
-        if near <= 1:
-            value += self.w["command"] * (1.0 if near == 0 else 0.5)
+        if leaders:
+            where = [s.unit_hex[x] for x in leaders]
+            if h in where:
+                value += self.w["command"] * 1.0
+            elif not set(where).isdisjoint(self.neighbors[h]):
+                value += self.w["command"] * 0.5
         return value
 
     def exit_gain(self, s: State, u: int, pic: Picture) -> float:
@@ -297,13 +337,18 @@ class Evaluator:
         holds, and the worth of occupying it (added in turn: the same sum to the
         last bit)."""
         w = self.w
-        p = self.side[u]
-        for o, wt in self.objectives[p]:
-            holders = [x for x in pic.at.get(o, ()) if x != u and self.side[x] == p]
-            if not any(self.kind[x] == "unit" for x in holders):
-                value += w["objective"] * wt * self.pull(self.distance(h, o))
-                if h == o:
-                    value += w["occupy"] * wt
+        unheld = pic.unheld.get(u)
+        if unheld is None:
+            p, side, kind = self.side[u], self.side, self.kind
+            unheld = pic.unheld[u] = tuple(
+                (o, wt)
+                for o, wt in self.objectives[p]
+                if not any(x != u and side[x] == p and kind[x] == "unit" for x in pic.at.get(o, ()))
+            )
+        for o, wt in unheld:
+            value += w["objective"] * wt * self.pull_of[o][h]
+            if h == o:
+                value += w["occupy"] * wt
         return value
 
     def _with_contact(
@@ -336,7 +381,8 @@ class Evaluator:
             return w["command"] * min(here, 3)
         value = 0.0
         if own:
-            gap = min(self.distance(h, s.unit_hex[x]) for x in own)
+            hexes = s.unit_hex
+            gap = min(map(self.distances_from(h).__getitem__, [hexes[x] for x in own]))
             value -= 0.1 * w["command"] * gap
         if h in pic.enemy_zoc and h not in pic.friends:
             value -= w["surrounded"]

@@ -194,7 +194,8 @@ class Retreat(Primitive):
 
     def _goal_distance(self, s: State, u: int, h: int, goal: tuple[int, ...]) -> int:
         if goal:
-            return min(board_distance(s, h, t) for t in goal)
+            table = _distances_to(s, goal)
+            return table[h] if table is not None else min(board_distance(s, h, t) for t in goal)
         edge = s.game.rules.sides[s.game.rules.units[u].side].friendly_edge
         table = s.game.rules.board.edge_distance.get(edge)
         return table[h] if table is not None else 0
@@ -369,6 +370,27 @@ def _ask_step_loss(s: State, u: int) -> Node:
     space = s.game.actions
     prompt = "lose a step to make room and retreat (else be captured)?"
     return Node(s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt)
+
+
+# A retreat's goals are few in a game (a map edge, a town): each one's table of
+# distances is kept, for up to this many goals, rather than the goal's hexes gone
+# over at every hex a retreat considers.
+_GOAL_TABLES = 32
+
+
+def _distances_to(s: State, goal: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Each hex's distance to the nearest hex of `goal`, worked out once per game;
+    None when as many goals have their tables already."""
+    tables = s.game.derived.setdefault("distances to a retreat's goal", {})
+    table = tables.get(goal)
+    if table is None and len(tables) < _GOAL_TABLES:
+        cube = s.game.rules.board.cube
+        ends = [cube[g] for g in goal]
+        table = tables[goal] = tuple(
+            min(max(abs(c[0] - e[0]), abs(c[1] - e[1]), abs(c[2] - e[2])) for e in ends)
+            for c in cube
+        )
+    return table
 
 
 register(Retreat())

@@ -3,9 +3,12 @@ the rule files' `bot_weights` steer the heuristic."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.build import import_shipped
 from engine import chance
@@ -15,7 +18,7 @@ from engine.bots.view import redeal, view_of
 from engine.bots.weights import DEFAULT_TERMS, weights_for
 from engine.instructions import Choose
 from engine.save import to_json
-from engine.state import ON_MAP, State
+from engine.state import NOT_ENTERED, ON_MAP, State
 from tests.conftest import eager_action
 
 BATTLES = ("training", "monmouth", "newtown")
@@ -284,6 +287,13 @@ def _lees_advance():
     return game, s, ev, side("british"), side("american"), unit
 
 
+@functools.cache
+def _lees_advance_evaluator():
+    """Lee's Advance and its evaluator, made once for the property tests' examples."""
+    game, _, ev, british, american, _ = _lees_advance()
+    return game, ev, (british, american)
+
+
 def test_the_standing_is_the_victory_the_rules_would_award_now():
     """6.19: a British combat unit on Overlook Hill at the end of a turn is a
     decisive victory; the evaluation counts it before the turn ends."""
@@ -294,6 +304,52 @@ def test_the_standing_is_the_victory_the_rules_would_award_now():
     t.unit_hex[unit["queens_rangers"]] = game.hex_by_label["2716"]
     assert ev.standing(t, british) == 1.0 and ev.standing(t, american) == -1.0
     assert ev.evaluate(t, british) - before > ev.w["victory"] / 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_the_evaluators_tables_say_what_the_map_says(data):
+    """The distance rows and objective pulls the evaluator looks up are the hex
+    distances and pulls worked out from the map, for every hex."""
+    _, ev, _ = _lees_advance_evaluator()
+    a = data.draw(st.integers(0, len(ev.cube) - 1))
+    row = ev.distances_from(a)
+    assert [row[b] for b in range(len(ev.cube))] == [ev.distance(a, b) for b in range(len(ev.cube))]
+    for o, pulls in ev.pull_of.items():
+        assert pulls == tuple(ev.pull(ev.distance(o, b)) for b in range(len(ev.cube)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_trapped_strength_counts_the_units_with_no_way_back(data):
+    """`trapped_strength` against its definition, on crowded positions (every unit
+    on the map or not, in a block of 5 x 5 hexes): each of the side's combat
+    units next to an enemy combat unit whose every neighbour on the map holds an
+    enemy unit or is next to an enemy combat unit."""
+    game, ev, sides = _lees_advance_evaluator()
+    s = game.new_initial_state()
+    block = [game.hex_by_label[f"{c:02d}{r:02d}"] for c in range(20, 25) for r in range(10, 15)]
+    for u in range(len(ev.kind)):
+        s.unit_status[u] = ON_MAP if data.draw(st.booleans()) else NOT_ENTERED
+        s.unit_hex[u] = data.draw(st.sampled_from(block))
+    for p in sides:
+        on = [u for u in range(len(ev.kind)) if s.unit_status[u] == ON_MAP]
+        enemy_on = {s.unit_hex[u] for u in on if ev.side[u] != p}
+        zoc = {
+            n
+            for u in on
+            if ev.side[u] != p and ev.kind[u] == "unit"
+            for n in ev.neighbors[s.unit_hex[u]]
+        }
+        expected = sum(
+            ev.strength(s, u)
+            for u in on
+            if ev.side[u] == p
+            and ev.kind[u] == "unit"
+            and s.unit_hex[u] in zoc
+            and all(n < 0 or n in enemy_on or n in zoc for n in ev.neighbors[s.unit_hex[u]])
+        )
+        assert ev.trapped_strength(s, p) == expected
 
 
 def test_a_unit_with_no_way_back_counts_as_trapped():
