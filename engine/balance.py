@@ -62,6 +62,7 @@ def summarise(
         "outcomes": _outcomes(games, sides, levels),
         "sides": _side_wins(games, sides),
         "bots": _bot_wins(games),
+        "bot_sides": _bot_side_wins(games, sides),
         "moves": _spread([g["moves"] for g in games]),
         "turns": _spread([g["turns"] for g in games]),
         "final": {var: _final_spread(games, var, sides) for var in tracked},
@@ -103,6 +104,23 @@ def _bot_wins(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return bots
 
 
+def _bot_side_wins(games: list[dict[str, Any]], sides: list[str]) -> dict[str, dict[str, Any]]:
+    """Where two different bots play, each bot's share of wins as each side, among
+    the games it played that side: a bot that wins only the side the scenario
+    favours shows it here ("mcts:1s as american")."""
+    specs = sorted({b for g in games for b in g["bots"].values()})
+    if len(specs) < 2:
+        return {}
+    rows: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        for side in sides:
+            played = [g for g in games if g["bots"].get(side) == spec]
+            if played:
+                won = sum(1 for g in played if g["winner"] == side)
+                rows[f"{spec} as {side}"] = _share(won, len(played))
+    return rows
+
+
 def _over_turns(games: list[dict[str, Any]], var: str, sides: list[str]) -> dict[str, list]:
     """A tracked value's mean at the end of each turn, per side, over the games
     that lasted that long."""
@@ -137,7 +155,12 @@ def table(report: dict[str, Any]) -> str:
     ]
     lines += [_share_line(name, o) for name, o in report["outcomes"].items()]
     lines.append("")
-    for title, rows in (("side", report["sides"]), ("bot", report["bots"])):
+    rows_by_title = (
+        ("side", report["sides"]),
+        ("bot", report["bots"]),
+        ("bot", report.get("bot_sides", {})),
+    )
+    for title, rows in rows_by_title:
         lines += [_share_line(f"{title} {name} wins", o) for name, o in rows.items()]
     lines += _length_lines(report)
     lines += [_final_line(var, per_side) for var, per_side in report["final"].items()]

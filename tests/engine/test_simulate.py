@@ -46,6 +46,17 @@ def test_a_report_counts_every_game(on_one_process):
     assert sum(o["count"] for o in r["outcomes"].values()) == 6
     assert sum(r["decided_by"].values()) == 6
     assert set(r["bots"]) == {"heuristic", "random"}
+    # Each bot as each side, among the games it played that side (seeds both ways).
+    sides = r["bot_sides"]
+    assert set(sides) == {f"{b} as {s}" for b in ("heuristic", "random") for s in ("blue", "red")}
+    for b in ("heuristic", "random"):
+        assert sum(sides[f"{b} as {s}"]["count"] for s in ("blue", "red")) == r["bots"][b]["count"]
+    for s in ("blue", "red"):
+        # A side's wins are its two bots' wins as that side, each out of its 3 games.
+        as_s = [sides[f"{b} as {s}"] for b in ("heuristic", "random")]
+        assert sum(o["count"] for o in as_s) == r["sides"][s]["count"]
+        assert all(o["share"] == round(o["count"] / 3, 4) for o in as_s)
+    assert "bot heuristic as red wins" in table(r)
     assert r["final"]["vp"]["red"]["min"] >= 0
     assert len(r["over_turns"]["vp"]["red"]) >= 2
 
