@@ -107,7 +107,7 @@ def _bot_wins(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def _bot_side_wins(games: list[dict[str, Any]], sides: list[str]) -> dict[str, dict[str, Any]]:
     """Where two different bots play, each bot's share of wins as each side, among
     the games it played that side: a bot that wins only the side the scenario
-    favours shows it here ("mcts:1s as american")."""
+    favours shows it here, in its row for the other side."""
     specs = sorted({b for g in games for b in g["bots"].values()})
     if len(specs) < 2:
         return {}

@@ -86,18 +86,7 @@ class Evaluator:
         self.cube = rules.board.cube
         self.neighbors = rules.board.neighbors
         self.strengths = tuple(u.strengths for u in rules.units)
-        # What `position` goes over at every evaluation, found once: each side's
-        # units of each kind in unit order, every other side's units, the combat units.
-        units = range(len(rules.units))
-        self.units_of_kind = {
-            (p, k): tuple(u for u in units if self.side[u] == p and self.kind[u] == k)
-            for p in range(len(rules.sides))
-            for k in set(self.kind)
-        }
-        self.others = tuple(
-            tuple(u for u in units if self.side[u] != p) for p in range(len(rules.sides))
-        )
-        self.combat_units = tuple(u for u in units if self.kind[u] == "unit")
+        self._index_units(len(rules.sides))
         # Each hex's neighbours on the map, as a set (`_hemmed_in`: all of them closed?).
         self.around = tuple(frozenset(n for n in nb if n >= 0) for nb in self.neighbors)
         # Per terrain type; a hex's type is read from the map as it stands.
@@ -119,6 +108,18 @@ class Evaluator:
         self.odds_table = _odds_table(game)
         self.even_column = _even_column(game, self.odds_table)
         self.exiting = self.w.exits if rules.exits else frozenset()
+
+    def _index_units(self, sides: int) -> None:
+        """What `position` goes over at every evaluation, found once: each side's units
+        of each kind in unit order, every other side's units, the combat units."""
+        units = range(len(self.kind))
+        self.units_of_kind = {
+            (p, k): tuple(u for u in units if self.side[u] == p and self.kind[u] == k)
+            for p in range(sides)
+            for k in set(self.kind)
+        }
+        self.others = tuple(tuple(u for u in units if self.side[u] != p) for p in range(sides))
+        self.combat_units = tuple(u for u in units if self.kind[u] == "unit")
 
     # ------------------------------------------------------------ positions
 
