@@ -562,7 +562,7 @@ class Policy:
         objectives = ev.objectives[p]
 
         def value(h: int) -> float:
-            near = sum(ev.w["objective"] * wt * ev.pull(ev.distance(h, o)) for o, wt in objectives)
+            near = sum(ev.w["objective"] * wt * ev.pull_of[o][h] for o, wt in objectives)
             return ev.terrain_value(view, h) + near
 
         return max(actions, key=lambda a: value(space.decode("hex", a)) if a else -math.inf)
