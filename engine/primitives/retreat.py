@@ -194,8 +194,7 @@ class Retreat(Primitive):
 
     def _goal_distance(self, s: State, u: int, h: int, goal: tuple[int, ...]) -> int:
         if goal:
-            table = _distances_to(s, goal)
-            return table[h] if table is not None else min(board_distance(s, h, t) for t in goal)
+            return goal_distance(s, h, goal)
         edge = s.game.rules.sides[s.game.rules.units[u].side].friendly_edge
         table = s.game.rules.board.edge_distance.get(edge)
         return table[h] if table is not None else 0
@@ -372,25 +371,27 @@ def _ask_step_loss(s: State, u: int) -> Node:
     return Node(s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt)
 
 
-# A retreat's goals are few in a game (a map edge, a town): each one's table of
-# distances is kept, for up to this many goals, rather than the goal's hexes gone
-# over at every hex a retreat considers.
+# A retreat's goals are few in a game (a map edge, a town): for up to this many
+# goals each hex's distance to the goal is kept once worked out, rather than the
+# goal's hexes gone over at every hex a retreat considers.
 _GOAL_TABLES = 32
+_NOT_YET = -1  # (a distance not worked out yet)
 
 
-def _distances_to(s: State, goal: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Each hex's distance to the nearest hex of `goal`, worked out once per game;
-    None when as many goals have their tables already."""
+def goal_distance(s: State, h: int, goal: tuple[int, ...]) -> int:
+    """Hex h's distance to the nearest hex of `goal`. Kept per goal and hex as
+    asked (a retreat considers a few hexes near it; a table of the whole map
+    made at once cost more than the game's retreats ever ask)."""
     tables = s.game.derived.setdefault("distances to a retreat's goal", {})
     table = tables.get(goal)
-    if table is None and len(tables) < _GOAL_TABLES:
-        cube = s.game.rules.board.cube
-        ends = [cube[g] for g in goal]
-        table = tables[goal] = tuple(
-            min(max(abs(c[0] - e[0]), abs(c[1] - e[1]), abs(c[2] - e[2])) for e in ends)
-            for c in cube
-        )
-    return table
+    if table is None:
+        if len(tables) >= _GOAL_TABLES:
+            return min(board_distance(s, h, g) for g in goal)
+        table = tables[goal] = [_NOT_YET] * len(s.game.rules.board.cube)
+    found = table[h]
+    if found == _NOT_YET:
+        found = table[h] = min(board_distance(s, h, g) for g in goal)
+    return found
 
 
 register(Retreat())
