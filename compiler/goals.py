@@ -54,6 +54,7 @@ class Goal:
 
     winner: str
     scenarios: tuple[str, ...]
+    rule: str = ""  # the rule switch a winning trigger is under ("" for none)
     exits: dict[str, int] = field(default_factory=dict)  # side -> direction
     hexes: set[str] = field(default_factory=set)
     variables: dict[tuple[str, str], int] = field(default_factory=dict)  # (var, side) -> dir
@@ -69,7 +70,7 @@ def goals(rules: ir.Ruleset) -> list[Goal]:
         out.append(goal)
     for t in rules.triggers:
         for winner in reader.winners(t.body):
-            goal = Goal(winner, ())
+            goal = Goal(winner, (), t.rule)
             if t.condition is not None:
                 reader.read(goal, t.condition, 1, {})
             if t.event == "exited":

@@ -470,13 +470,15 @@ class GoalSpec:
     condition's or a winning trigger's `winner`, in `scenarios` (empty: every
     one); the sides whose exited units it counts and the per-side variables it
     reads, each with a direction (+1: the more, the nearer that win; -1: the
-    less; 0: not known); the hexes it names."""
+    less; 0: not known); the hexes it names; the rule switch a winning trigger
+    is under (a way of winning only while its rule is on)."""
 
     winner: int
     scenarios: tuple[str, ...]
     exits: tuple[tuple[int, int], ...]  # (side, direction)
     hexes: tuple[int, ...]
     variables: tuple[tuple[str, int, int], ...]  # (variable, side, direction)
+    rule: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1028,7 +1028,8 @@ class Codegen:
             f"GoalSpec(winner={side[g.winner]}, scenarios={g.scenarios!r}, "
             f"exits={tuple((side[x], d) for x, d in sorted(g.exits.items()))!r}, "
             f"hexes={tuple(sorted(self.hex_index[h] for h in g.hexes if h in self.hex_index))!r}, "
-            f"variables={tuple((v, side[x], d) for (v, x), d in sorted(g.variables.items()))!r})"
+            f"variables={tuple((v, side[x], d) for (v, x), d in sorted(g.variables.items()))!r}"
+            f"{f', rule={g.rule!r}' if g.rule else ''})"
             for g in victory_goals(self.rules)
             if g.exits or g.hexes or g.variables
         ]

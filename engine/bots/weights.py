@@ -49,8 +49,9 @@ weight −1 is worth +1 to stand in).
 
 Goals no weight names are read from the ways of winning themselves (the
 compiler's `goals`, compiler/goals.py: each victory condition and each
-trigger that calls `win`): a side makes for its exits when a way of winning
-counts its exited units (or a trigger wins when one leaves); a per-side
+trigger that calls `win`, a trigger of a rule switched off aside): a side
+makes for its exits when a way of winning counts its exited units (or a
+trigger wins when one leaves); a per-side
 variable a condition reads that no declaration (nor the defaults) weighs
 gets weight 1, signed by the way it wins (+1 for a count a side wants high,
 −1 for one it wants low); where no declaration that applies lists
@@ -120,9 +121,14 @@ def weights_for(game: Game) -> Weights:
 
 
 def _goals(game: Game) -> list[GoalSpec]:
-    """The goals of the game's scenario (and of every scenario)."""
+    """The goals of the game's scenario (and of every scenario) whose rule is on:
+    a trigger of an optional rule played without wins no game."""
     scenario = game.scenario.name if game.scenario is not None else None
-    return [g for g in game.rules.goals if not g.scenarios or scenario in g.scenarios]
+    return [
+        g
+        for g in game.rules.goals
+        if (not g.scenarios or scenario in g.scenarios) and (not g.rule or game.switch_on[g.rule])
+    ]
 
 
 def _goal_objectives(

@@ -5,6 +5,7 @@ objective, and battles whose `bot_weights` say it all keep their weights."""
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,23 @@ def test_battles_whose_weights_say_it_all_keep_them(battle, scenario):
     assert w.objectives == next(spec.objectives for spec in reversed(declared) if spec.objectives)
     named = {"vp"} | {name for spec in declared for name in spec.variables}
     assert set(w.variables) == named
+
+
+def test_a_winning_trigger_of_a_rule_played_without_is_no_goal(tmp_path):
+    """The Escape with its trigger (Blue wins on leaving with 6 SP) under an
+    optional rule and no victory counting exits: with the rule on Blue makes for
+    the exits; played without it, the trigger wins nothing and Blue weighs no
+    exit (nor does Red bar them)."""
+    battle = tmp_path / "the_escape"
+    shutil.copytree(DESIGNER / "the_escape", battle)
+    victory = battle / "victory.mst"
+    text = victory.read_text()
+    trigger = text[text.index("trigger blue_escapes") : text.index("victory blue_got_away")]
+    got_away = text[text.index("victory blue_got_away") : text.index("victory red_holds")]
+    ruled = 'rule escape_wins "The escape wins" optional § the_escape 4.1 {\n' + trigger + "}\n\n"
+    victory.write_text(text.replace(trigger, ruled).replace(got_away, ""))
+    blue = 0
+    off = weights_for(load_game(battle))
+    on = weights_for(load_game(battle, {"rules": {"escape_wins": True}}))
+    assert on.exits == {blue} and on.objectives
+    assert off.exits == frozenset() and not off.objectives
