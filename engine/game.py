@@ -21,6 +21,7 @@ from engine.information import observe
 from engine.move_paths import cheapest_paths
 from engine.primitives import get
 from engine.restrictions import hex_tests
+from engine.rule_switches import scenario_defaults
 from engine.rules import PUBLIC, Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.save import state_hash, to_json
 from engine.state import MAX_SIDES, MAX_UNITS, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
@@ -281,10 +282,7 @@ class Game:
         unknown = sorted(set(chosen) - known)
         if unknown:
             raise ParamsError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
-        defaults = {sw.name: sw.default for sw in self.rules.switches}
-        if self.scenario is not None:
-            defaults.update(dict.fromkeys(self.scenario.rules_off, False))
-            defaults.update(dict.fromkeys(self.scenario.rules_on, True))
+        defaults = scenario_defaults(self.rules, self.scenario)
         return {name: bool(chosen.get(name, default)) for name, default in defaults.items()}
 
     def _tabulate_units(self) -> None:

@@ -15,11 +15,15 @@ who knew it could rehearse the dice in another game.
 
 API (all JSON; S is a side's name, or `both` for a player holding every side):
 
-    GET  /api/battle                         title, sides, scenarios, bots, map geometry, units
+    GET  /api/battle                         title, sides, scenarios (each with the rules
+                                             its players choose), bots, map geometry, units
     GET  /api/map.png, /api/face/NAME.png    the map and counter faces
-    POST /api/games {scenario, side, bot, invite}   a new game → {"game", "view"};
+    POST /api/games {scenario, side, bot, invite, rules}   a new game → {"game", "view"};
                                              with invite, the other sides wait for people
-                                             who open their invitations (view.invitations)
+                                             who open their invitations (view.invitations);
+                                             rules: {NAME: true|false}, the optional,
+                                             advanced and play-balance rules the scenario
+                                             leaves to the players
     GET  /api/games                          the games this player holds a seat in
     POST /api/games/ID/join {invitation}     take the seats an invitation offers → {"seat", "view"}
     GET  /api/games/ID?side=S                that side's view
@@ -70,6 +74,7 @@ from engine.errors import BadInput
 from engine.game import Game
 from engine.nodes import RULE_FAULTS
 from engine.play import LOG_FORMAT, SEED_LIMIT
+from engine.rule_switches import PLAYERS_CHOOSE, players_choice, scenario_defaults
 from engine.save import check_depth, from_json, to_json
 from engine.sources import rule_failure
 from table.board import Board, draw_board
@@ -138,12 +143,18 @@ class Table:
         bot: str,
         seed: int | None = None,
         invite: bool = False,
+        rules: Any = None,
     ) -> TableGame:
         """A new game at its start, its seats not yet taken (`take_seats`). `seed` is for
-        the table's own callers (tests, screenshots); a player's game draws its own."""
-        params = {"scenario": scenario} if scenario else {}
+        the table's own callers (tests, screenshots); a player's game draws its own.
+        `rules`: the players' choice of rule switches ({name: on}), among those the
+        scenario leaves to them (`players_choice`); the others as the scenario sets them."""
+        params: dict[str, Any] = {"scenario": scenario} if scenario else {}
         try:
             game = self.package.load_game(params)
+            if rules is not None:
+                params["rules"] = _chosen_rules(game, rules)
+                game = self.package.load_game(params)
         except BadInput as e:
             raise TableError(str(e), 400) from e
         try:
@@ -207,6 +218,7 @@ class Table:
                 del store[k]
 
     def view_of(self, tg: TableGame, side: str | None) -> dict[str, Any]:
+        """What the page shows `side` (None: both sides, at one screen)."""
         viewer = tg.side_index(side)
         s = tg.state
         out = view(s, self.markers, viewer, list(tg.account))
@@ -218,6 +230,7 @@ class Table:
             humans=[sides[p].name for p in sorted(tg.humans)],
             bot=tg.bot,
             scenario=tg.game.scenario.name if tg.game.scenario else None,
+            rules=_rules_played(tg.game),
             waits_for_roll=tg.waits_for_roll(s),
             can_undo=undo is None,
             # Why the page's buttons would be refused now (None: they would not).
@@ -277,6 +290,48 @@ def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
     return value
 
 
+def _chosen_rules(game: Game, chosen: Any) -> dict[str, bool]:
+    """The players' rule switches for a game, checked: each one the scenario leaves to
+    them, on (true) or off (false)."""
+    if not isinstance(chosen, dict):
+        raise TableError("'rules' maps rule switches to true or false", 400)
+    open_ = {sw.name for sw in players_choice(game.rules, game.scenario)}
+    for name, on in chosen.items():
+        if name not in open_:
+            where = f"the {game.scenario.title}" if game.scenario else "this battle"
+            raise TableError(
+                f"{name!r} is not a rule the players choose in {where}; they choose: "
+                f"{', '.join(sorted(open_)) or 'none'}",
+                400,
+            )
+        if not isinstance(on, bool):
+            raise TableError(f"rule {name!r}: true (played) or false (left out)", 400)
+    return dict(chosen)
+
+
+def _rule_choices(game: Game) -> list[dict[str, Any]]:
+    """The rules the players choose for a game of `game`'s scenario, as the scenario
+    sets them before they do: name, title, flag and whether on."""
+    defaults = scenario_defaults(game.rules, game.scenario)
+    return [
+        {
+            "name": sw.name,
+            "title": sw.title,
+            "flag": next(f for f in sw.flags if f in PLAYERS_CHOOSE),
+            "on": defaults[sw.name],
+        }
+        for sw in players_choice(game.rules, game.scenario)
+    ]
+
+
+def _rules_played(game: Game) -> list[dict[str, Any]]:
+    """The players' rules of a game in play, each on or off (the page lists them)."""
+    return [
+        {"title": sw.title, "on": game.switch_on[sw.name]}
+        for sw in players_choice(game.rules, game.scenario)
+    ]
+
+
 async def page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
@@ -290,7 +345,16 @@ async def battle(request: Request) -> Response:
             "name": rules.name,
             "title": rules.title,
             "sides": [{"name": s.name, "title": s.title, "color": s.color} for s in rules.sides],
-            "scenarios": [{"name": sc.name, "title": sc.title} for sc in rules.scenarios],
+            "scenarios": [
+                {
+                    "name": sc.name,
+                    "title": sc.title,
+                    "rules": _rule_choices(t.package.load_game({"scenario": sc.name})),
+                }
+                for sc in rules.scenarios
+            ],
+            # A battle without scenarios: the rules its players choose.
+            "rules": [] if rules.scenarios else _rule_choices(game),
             "bots": table_bots(),
             "bot_titles": {b: bot_title(b) for b in {*table_bots(), t.defaults["bot"]}},
             "defaults": t.defaults,
@@ -336,7 +400,8 @@ async def new_game(request: Request) -> Response:
     if not isinstance(invite, bool):
         raise TableError("'invite' must be true or false", 400)
     bot = data.get("bot", d["bot"])
-    tg = t.make_game(data.get("scenario", d["scenario"]), side, bot, invite=invite)
+    scenario = data.get("scenario", d["scenario"])
+    tg = t.make_game(scenario, side, bot, invite=invite, rules=data.get("rules"))
     t.take_seats(tg, side, player_of(request))
     await asyncio.to_thread(tg.run_on)
     return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
@@ -623,7 +688,7 @@ def load_state(
     params = _object_or_empty(extra.get("params"))
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
     with _not_a_save():
-        game = t.package.load_game({"scenario": scenario} if scenario else {})
+        game = t.package.load_game(_saved_params(saved, scenario))
         state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
     names = [s.name for s in game.rules.sides]
     saved_side, saved_seed, humans = _saved_seats(t, extra, names)
@@ -645,6 +710,16 @@ def load_state(
         tg.origin = tg.state.clone()
     tg.account.append(f"Loaded at move {state.move_number}.")
     return tg, side
+
+
+def _saved_params(saved: dict[str, Any], scenario: str | None) -> dict[str, Any]:
+    """The parameters of the game a save is loaded into: its scenario, and its rule
+    switches as saved (a save plays on only under them, engine/save.py)."""
+    params: dict[str, Any] = {"scenario": scenario} if scenario else {}
+    switches = saved.get("switches")
+    if isinstance(switches, dict):
+        params["rules"] = switches
+    return params
 
 
 def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:

@@ -311,6 +311,7 @@ function render() {
   drawCounters();
   drawMarks();
   renderStatus();
+  renderRulesPlayed();
   renderDecision();
   renderRoll();
   renderTracks();
@@ -352,6 +353,36 @@ function renderStatus() {
     s.append(box);
   }
   if (view.over && view.seed !== null) s.append(el("div", { id: "seed" }, `The dice were seed ${view.seed}.`));
+}
+
+// The rules the players choose before a game (optional, advanced, play balance), as the
+// chosen scenario sets them; New game plays with the boxes as they are ticked.
+const RULE_FLAGS = { advanced: "advanced", optional: "optional", play_balance: "play balance" };
+
+function showRuleChoices() {
+  const box = $("rulechoices");
+  box.innerHTML = "";
+  const sc = battle.scenarios.find((x) => x.name === $("scenario").value);
+  const choices = sc ? sc.rules : battle.rules;
+  $("rulesbox").hidden = !choices.length;
+  for (const r of choices) {
+    const label = el("label", { class: "rule" });
+    const input = el("input", { type: "checkbox", name: r.name });
+    input.checked = r.on;
+    label.append(input, ` ${r.title} `, el("span", { class: "flag" }, `(${RULE_FLAGS[r.flag]})`));
+    box.append(label);
+  }
+}
+
+function renderRulesPlayed() {
+  const box = $("rulesplayed");
+  box.innerHTML = "";
+  const rules = view.rules || [];
+  if (!rules.length) return;
+  const on = rules.filter((r) => r.on).map((r) => r.title);
+  const off = rules.filter((r) => !r.on).map((r) => r.title);
+  if (on.length) box.append(el("div", { id: "rules-on" }, `Played with: ${on.join(", ")}.`));
+  if (off.length) box.append(el("div", { id: "rules-off" }, `Left out: ${off.join(", ")}.`));
 }
 
 function renderDecision() {
@@ -478,7 +509,10 @@ function fitToUnits() {
 
 function update(v) {
   view = v;
-  if (view.scenario) $("scenario").value = view.scenario;
+  if (view.scenario && $("scenario").value !== view.scenario) {
+    $("scenario").value = view.scenario;
+    showRuleChoices();
+  }
   if (view.seat) $("side").value = view.seat;
   const twoPeople = view.humans && view.humans.length === battle.sides.length && view.seat !== "both";
   if (twoPeople) $("bot").value = INVITE;
@@ -504,9 +538,12 @@ async function newGame() {
     replayId = null;
     $("replaybox").hidden = true;
     const against = $("bot").value;
+    const rules = {};
+    for (const box of $("rulechoices").querySelectorAll("input[type=checkbox]")) rules[box.name] = box.checked;
     const r = await api("POST", "/api/games", {
       scenario: $("scenario").value || undefined, side: $("side").value,
       ...(against === INVITE ? { invite: true } : { bot: against }),
+      rules,
     });
     gameId = r.game; seat = $("side").value; chosen = -1; fitted = false;
     setUrl();
@@ -641,6 +678,8 @@ async function start() {
   $("bot").append(el("option", { value: INVITE }, "a person I invite"));
   const d = battle.defaults;
   if (d.scenario) $("scenario").value = d.scenario;
+  showRuleChoices();
+  $("scenario").addEventListener("change", showRuleChoices);
   $("side").value = d.side; $("bot").value = d.bot;
   const m = $("map");
   m.width = battle.map.width; m.height = battle.map.height;

@@ -190,3 +190,28 @@ def test_play_lees_advance_as_the_american_player(server, page):
     page.wait_for_function("view.step === view.length")
     page.click("#back")
     page.wait_for_function("view.step === view.length - 1")
+
+
+def test_the_players_tick_the_rules_they_play_with(server, page):
+    """The Rules list beside the scenario offers the rules the chosen scenario leaves
+    to the players, ticked as it sets them; the game plays with the boxes as ticked
+    and the panel says which rules it plays with and which it leaves out."""
+    table, url = server
+    page.goto(url)
+    settle(page)
+    page.select_option("#scenario", "campaign")
+    page.click("#rulesbox summary")
+    assert page.is_checked('#rulechoices input[name="diversion"]')
+    assert not page.is_checked('#rulechoices input[name="molly_pitcher"]')
+    page.select_option("#scenario", "holding_action")  # Molly Pitcher is not used there
+    assert page.locator('#rulechoices input[name="molly_pitcher"]').count() == 0
+    page.uncheck('#rulechoices input[name="diversion"]')
+    page.check('#rulechoices input[name="pro_american"]')
+    page.select_option("#side", "american")
+    page.select_option("#bot", "random")
+    decide(page, page.locator("#new"))
+    game = table.games[page.evaluate("gameId")].game
+    assert game.scenario.name == "holding_action"
+    assert not game.switch_on["diversion"] and game.switch_on["pro_american"]
+    assert "Pro-American" in page.text_content("#rules-on")
+    assert "Diversion" in page.text_content("#rules-off")

@@ -627,3 +627,56 @@ def test_a_bot_with_a_budget_is_offered_with_seconds_and_named_in_words(client):
     assert (
         client.post("/api/games", json={"side": "american", "bot": "random:3"}).status_code == 400
     )
+
+
+def test_the_players_choose_the_optional_advanced_and_play_balance_rules(client, monmouth_table):
+    """Series 1.0: the advanced rules may be left out; monmouth 5.1/5.2 and 4.4 are
+    for the players to take up. The battle lists, per scenario, the rules its players
+    choose, as the scenario sets them; a game plays with their choice, shows it, and
+    keeps it through a save. A rule the scenario sets is not theirs to change."""
+    scenarios = {sc["name"]: sc["rules"] for sc in client.get("/api/battle").json()["scenarios"]}
+    holding = {r["name"]: (r["flag"], r["on"]) for r in scenarios["holding_action"]}
+    assert holding["diversion"] == ("advanced", True)
+    assert holding["pro_american"] == ("play_balance", False)
+    assert "molly_pitcher" not in holding  # (among the scenario's rules not used)
+    assert "hedgerow_holds" not in holding and "heat_game_turns" not in holding
+    campaign = {r["name"]: (r["flag"], r["on"]) for r in scenarios["campaign"]}
+    assert campaign["molly_pitcher"] == ("optional", False)
+
+    chosen = {"diversion": False, "pro_american": True}
+    r = client.post(
+        "/api/games",
+        json={"scenario": "holding_action", "side": "american", "bot": "random", "rules": chosen},
+    )
+    assert r.status_code == 200, r.text
+    gid, view = r.json()["game"], r.json()["view"]
+    game = monmouth_table.games[gid].game
+    assert game.switch_on["diversion"] is False and game.switch_on["pro_american"] is True
+    assert game.switch_on["hedgerow_holds"] is True  # (the scenario's, untouched)
+    played = {x["title"]: x["on"] for x in view["rules"]}
+    assert played["Diversion"] is False and played["Pro-American"] is True
+    assert played["Momentum Chits"] is True
+
+    name = client.post(f"/api/games/{gid}/save", json={"side": "american"}).json()["save"]
+    loaded = client.post("/api/load", json={"save": name, "side": "american"}).json()["game"]
+    assert monmouth_table.games[loaded].game.switch_on == game.switch_on
+
+
+@pytest.mark.parametrize(
+    ("rules", "says"),
+    [
+        ({"molly_pitcher": True}, "not a rule the players choose in the Scenario II"),
+        ({"hedgerow_holds": False}, "not a rule the players choose"),
+        ({"no_such_rule": True}, "not a rule the players choose"),
+        ({"diversion": "off"}, "true (played) or false (left out)"),
+        (["diversion"], "'rules' maps rule switches to true or false"),
+    ],
+)
+def test_a_rule_the_players_may_not_choose_is_refused(client, monmouth_table, rules, says):
+    before = set(monmouth_table.games)
+    r = client.post(
+        "/api/games",
+        json={"scenario": "holding_action", "side": "american", "bot": "random", "rules": rules},
+    )
+    assert r.status_code == 400 and says in r.json()["error"]
+    assert set(monmouth_table.games) == before
