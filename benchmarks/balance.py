@@ -222,10 +222,24 @@ heuristic,heuristic --seed N`) and trying the bot otherwise have shown.
   there, not by their danger (seed 1: Washington and Lee join the lone
   Virginia Converged Battalion next to the British mass; British
   defensive artillery fire eliminates it, and the British march into the
-  leaders' hex, 14.32). But mending the bot moves the British victory
-  rather than stopping it: keeping Washington out of reach (tried on 7
-  December, 40 games) took his capture from 10 games to 8 and the British
-  won all 40; not counting artillery as holding an objective (the
+  leaders' hex, 14.32), and not at all when his units advance after
+  combat: in seeds 8, 10 and 12 Washington and Lee join Wesson's,
+  Stewart's and the Virginia Converged Battalion in 2216 (turn 8), the
+  three win their close combat and all advance after it, leaving the
+  leaders behind (leaders do not advance after combat, series 12.23 step
+  9), and the British walk into 2216 in their movement phase. But mending the bot moves the British victory rather than stopping it:
+  keeping Washington out of reach (tried on 7 December, 40 games) took
+  his capture from 10 games to 8 and the British won all 40. Tried later
+  that day (30 seeded games each, heuristic against heuristic): a leader
+  alone within an enemy unit's printed movement allowance counted
+  against in the evaluation (and so in the advance after combat), a
+  leader's stack valued by the enemy strength within reach of it, and a
+  leader making for the nearest stack not outnumbered twice over took
+  Washington's capture from 13 games to 0 and Lee's from 14 to 0, but
+  Wayne's rose from 17 to 27 (left alone when the unit beside him moves
+  first, then stopped by a zone of control), the British still won 28
+  (two draws), and in Lee's Advance the British won 26 of 30 where they
+  had won 22: not kept. Not counting artillery as holding an objective (the
   victory conditions except it, and the bot moved a regiment off the
   bridge once an artillery unit stood there: seed 2, 1712) took the
   bridge's victories from 35 % to 20 % of 60 games and the British won
