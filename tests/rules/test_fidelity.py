@@ -63,6 +63,22 @@ def test_every_row_has_a_verdict_and_says_why_when_short_of_faithful():
                 assert verdict != "faithful", (doc, number)
 
 
+def test_the_tally_counts_the_rows():
+    """The page's Tally is the count of each verdict in each text's rows (it had
+    drifted once, a row moved to faithful and the tally left as it was)."""
+    text = FIDELITY.read_text(encoding="utf-8")
+    tally = {
+        m.group(1): [int(n) for n in m.groups()[1:]]
+        for m in re.finditer(r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", text, re.M)
+    }
+    order = ["faithful", "partial", "provisional", "not modelled"]
+    counted = {
+        doc: [sum(1 for r in doc_rows if r[2] == verdict) for verdict in order]
+        for doc, doc_rows in rows().items()
+    }
+    assert tally == counted
+
+
 def test_rows_based_on_a_test_have_a_test_naming_them():
     """Where the basis is a test, some test names the section (a `§ doc N`
     citation, in Python or in the rule language, or the section number in a

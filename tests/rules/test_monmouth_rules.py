@@ -308,6 +308,92 @@ def test_morgan_stays_away_on_a_high_roll(campaign):
     assert s.unit_status[game.unit_by_name["morgan"]] != 0
 
 
+# ---------------------------------------------------------------- 4.14 momentum and reinforcements
+
+
+def at_variable_roll(game, side: str, turn: int, chits: int):
+    """The side's Movement Phase on its variable reinforcements' turn (4.131: the
+    Americans' 12, 4.132: the British 9), holding `chits` Momentum Chits: the
+    Variable Reinforcement Entry Table roll is next."""
+    held = {BRITISH: 0, AMERICAN: 0} | {side: chits}
+    return position(
+        game,
+        {"turn": turn, "phasing": side, "momentum": held, "momentum_pool": 5 - chits},
+        {},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "movement_phase",
+                "step": "variable_reinforcements",
+                "bindings": {"side": side},
+            },
+        ],
+    )
+
+
+SPEND = "Spend a Momentum Chit for +2 on the Variable Reinforcement roll?"
+
+
+@pytest.mark.parametrize(("side", "turn"), [(BRITISH, 9), (AMERICAN, 12)])
+def test_a_momentum_chit_adds_two_to_the_variable_reinforcement_roll(campaign, side, turn):
+    """4.14: "Each player may spend 1 Momentum chit per turn to add +2 DRM to his
+    Variable Reinforcement die roll ... The British may do so on turn 9. The
+    Americans may do so on turn 12." A roll of 2 fails the (provisional) table's
+    4 or more; with the chit spent it is 4 and the reinforcements may enter."""
+    game = campaign
+    p = game.rules.side_index(side)
+    for spend, passes in ((True, True), (False, False)):
+        s = at_variable_roll(game, side, turn, chits=1)
+        assert not s.is_chance_node() and s.current_player() == p
+        answers = {s.action_to_string(a).rsplit("? ", 1)[1]: a for a in s.legal_actions()}
+        assert s.action_to_string(answers["yes"]).startswith(SPEND)
+        s.apply_action(answers["yes" if spend else "no"])
+        assert s.vars["momentum"][p] == (0 if spend else 1)
+        assert s.vars["momentum_pool"] == (5 if spend else 4)  # (spent chits go back, 12.62)
+        assert s.is_chance_node()
+        s.apply_action(2)
+        rolled = [m for m in s.messages if m.startswith("Variable Reinforcement Entry Table")]
+        assert ("+2 Momentum Chit spent" in rolled[-1]) is spend
+        assert s.vars["variable_entry_passed"][p] is passes
+
+
+def test_no_chit_no_question_and_the_roll_as_it_falls(campaign):
+    """Without a chit, or playing without the Momentum Chits (an advanced rule,
+    12.6), nothing is asked: the roll comes at once, with no DRM."""
+    without = load_game(MONMOUTH, {"scenario": "campaign", "rules": {"momentum_chits": False}})
+    for game, chits in ((campaign, 0), (without, 1)):
+        s = at_variable_roll(game, BRITISH, 9, chits)
+        assert s.is_chance_node()
+        s.apply_action(4)
+        assert s.vars["variable_entry_passed"][game.rules.side_index(BRITISH)] is True
+        assert "Momentum" not in s.messages[-1]
+
+
+def test_morgans_roll_takes_no_momentum(campaign):
+    """4.14 "Important Exception: Morgan's Detachment is not affected by this rule":
+    his roll asks for no chit, and a chit spent on the variable roll adds nothing
+    to it (a 0, which brings him on turn 8, would be a 2 with it)."""
+    game = campaign
+    s = position(
+        game,
+        {
+            "turn": 8,
+            "phasing": AMERICAN,
+            "momentum": {BRITISH: 0, AMERICAN: 1},
+            "momentum_pool": 4,
+            "variable_momentum_spent": {BRITISH: False, AMERICAN: True},
+        },
+        {},
+        [
+            {"procedure": "game", "step": "winner"},
+            {"procedure": "movement_phase", "step": "morgan", "bindings": {"side": AMERICAN}},
+        ],
+    )
+    assert s.is_chance_node()
+    s.apply_action(0)
+    assert s.vars["morgan_arrived_on"] == 8
+
+
 # ---------------------------------------------------------------- 6.292, 4.2, 4.4
 
 
