@@ -156,3 +156,77 @@ def test_an_examination_is_offered_while_an_indian_stack_is_unexamined(newtown):
     assert s.vars["examined"][game.hex_by_label["0610"]] is True
     assert s.vars["army_morale"][game.side_by_name["american"]] == 14
     assert not any("Examine" in s.action_to_string(a) for a in s.legal_actions())
+
+
+def _concealed(game, s) -> set[str]:
+    """The units the American player may not see now (3.4: Indian stacks unexamined)."""
+    return {game.rules.units[u].name for u in s.concealed_from(game.side_by_name["american"])}
+
+
+@pytest.mark.parametrize(
+    ("firer", "procedure", "phasing"),
+    [
+        ("parr", "rifle_fire_by", "american"),
+        ("stephens_artillery", "defensive_artillery_fire_phase", "indian"),
+    ],
+)
+def test_a_fire_target_hex_is_examined_free_and_fired_upon_at_once(
+    newtown, firer, procedure, phasing
+):
+    """Series 7.4 with Newtown 3.4: "Once a target hex is identified for Artillery
+    or Rifle fire, the American player is free to examine all units in that
+    specific hex in order to pick the specific target. One unit in a reviewed
+    hex must be fired upon in that very same Fire Phase before any other targets
+    are identified." Parr's Riflemen (rifle fire) or Stephens' guns (defensive
+    artillery fire in the Indian player turn) name 0611 among two Indian stacks:
+    its units show (no Army Morale lost), the other stack stays hidden, and the
+    choice is then one of 0611's units, with no passing."""
+    game = newtown
+    s = position(
+        game,
+        {firer: "0610", "little_billy": "0611", "jack_berry": "0611", "red_jacket": "0710"},
+        [{"procedure": procedure, "step": "fire", "bindings": {"side": phasing}}],
+        vars={"phasing": phasing},
+    )
+    assert _concealed(game, s) == {"little_billy", "jack_berry", "red_jacket"}
+    assert sorted(s.action_to_string(a) for a in s.legal_actions()) == ["0611", "0710", "pass"]
+    answer(s, "0611")
+    assert s.vars["examined"][game.hex_by_label["0611"]] is True
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 15
+    assert _concealed(game, s) == {"red_jacket"}
+    assert sorted(s.action_to_string(a) for a in s.legal_actions()) == [
+        "Jack Berry",
+        "Little Billy",
+    ]
+
+
+def test_the_attacked_stacks_are_examined_free_once_attacks_are_designated(newtown):
+    """Series 7.4 with Newtown 3.4: "It is also permitted to examine an enemy stack
+    for purposes of calculating odds in Close Combat but only after friendly units
+    have been moved adjacent and the Close Combat phase is in effect": the stack
+    the Americans attack shows once the designation is done, free; the stack next
+    to them they do not attack stays hidden."""
+    game = newtown
+    s = position(
+        game,
+        {
+            "parr": "0610",
+            "selin": "0610",
+            "little_billy": "0611",
+            "jack_berry": "0611",
+            "red_jacket": "0710",
+        },
+        [
+            {
+                "procedure": "close_combat_phase",
+                "step": "designate",
+                "bindings": {"side": "american"},
+            }
+        ],
+        vars={"phasing": "american"},
+    )
+    answer(s, "attack 0611 from 0610")
+    assert _concealed(game, s) == {"little_billy", "jack_berry", "red_jacket"}  # (designating)
+    answer(s, "pass")
+    assert _concealed(game, s) == {"red_jacket"}
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 15
