@@ -262,11 +262,11 @@ def test_the_rear_guard_keeps_to_its_zone_until_turn_6(campaign):
 # ---------------------------------------------------------------- 4.11 Morgan
 
 
-def at_morgans_roll(game):
-    """Turn 8, the American Movement Phase: Morgan's entry roll is next."""
+def at_morgans_roll(game, turn: int = 8):
+    """The American Movement Phase of `turn` (from 8): Morgan's entry roll is next."""
     return position(
         game,
-        {"turn": 8, "phasing": AMERICAN},
+        {"turn": turn, "phasing": AMERICAN},
         {},
         [
             {"procedure": "game", "step": "winner"},
@@ -392,6 +392,56 @@ def test_morgans_roll_takes_no_momentum(campaign):
     assert s.is_chance_node()
     s.apply_action(0)
     assert s.vars["morgan_arrived_on"] == 8
+
+
+# ---------------------------------------------------------------- V play balance
+
+
+@pytest.mark.parametrize(
+    ("rule", "favoured"), [("pro_british", BRITISH), ("pro_american", AMERICAN)]
+)
+def test_play_balance_decides_the_variable_reinforcements_without_a_roll(rule, favoured):
+    """5.1 Pro-British: "The British player automatically receives his turn 9
+    reinforcements. The American player does not receive his turn 12
+    reinforcements." 5.2 Pro-American the other way round. No die is rolled on
+    either side's turn; the favoured side's variable reinforcements may all
+    enter (the British ones with no second roll, 4.132), the other side's none."""
+    game = load_game(MONMOUTH, {"scenario": "campaign", "rules": {rule: True}})
+    entering = primitives.get("enter_reinforcements")
+    for side, turn in ((BRITISH, 9), (AMERICAN, 12)):
+        s = at_variable_roll(game, side, turn, chits=0)
+        p = game.rules.side_index(side)
+        assert not s.is_chance_node()
+        assert not any(m.startswith("Variable Reinforcement Entry Table") for m in s.messages)
+        assert s.vars["variable_entry_passed"][p] is (side == favoured)
+        variable = {
+            u
+            for u, (_turn, _hexes, varies) in enumerate(game.entries)
+            if varies and game.rules.units[u].side == p
+        }
+        assert variable
+        due = set(entering.due(s, s.stack[-1]))
+        assert (variable <= due) if side == favoured else not (variable & due), (rule, side)
+
+
+@pytest.mark.parametrize(
+    ("rule", "turn", "roll", "arrives"),
+    [
+        (None, 8, 0, True),  # the track's range on turn 8: 0
+        ("pro_british", 8, 0, False),  # 5.1: +2 → 2
+        (None, 9, 1, False),  # on turn 9: 0 only
+        ("pro_american", 9, 1, True),  # 5.2: -1 → 0
+    ],
+)
+def test_play_balance_drms_on_morgans_roll(rule, turn, roll, arrives):
+    """5.1: "Apply +2 DRM to all Morgan's Detachment die rolls"; 5.2: "Apply –1 DRM"
+    (low rolls bring him, 4.11; the ranges are the track's, provisional)."""
+    params = {"scenario": "campaign"} | ({"rules": {rule: True}} if rule else {})
+    game = load_game(MONMOUTH, params)
+    s = at_morgans_roll(game, turn)
+    assert s.is_chance_node()
+    s.apply_action(roll)
+    assert (s.vars["morgan_arrived_on"] == turn) is arrives
 
 
 # ---------------------------------------------------------------- 6.292, 4.2, 4.4
