@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.build import load_game
+from compiler.build import import_shipped, load_game
 from engine import chance, interpreter, primitives, restrictions
 from engine.save import from_json
 from engine.tables import modifiers_of
@@ -392,6 +392,31 @@ def test_morgans_roll_takes_no_momentum(campaign):
     assert s.is_chance_node()
     s.apply_action(0)
     assert s.vars["morgan_arrived_on"] == 8
+
+
+# ---------------------------------------------------------------- 4.9 ZOC
+
+
+def test_a_zoc_extends_out_of_but_not_into_a_village():
+    """4.9: "In addition to Series Rule 8.1, ZOC extends out of (but not into)
+    village hexes" (Monmouth Courthouse: 3418 3419 3518 3519 3520 3619)."""
+    package = import_shipped("monmouth")
+    game = package.load_game({"scenario": "campaign"})
+    in_zoc = package.rules.define__in_enemy_zoc
+    american = game.rules.side_index(AMERICAN)
+    h = game.hex_by_label
+    # (No other unit exerts a ZOC there: the Guards away, none does.)
+    s = position(game, {}, {"foot_guards_1": "0101"}, movement(BRITISH))
+    assert not any(in_zoc(s, h[x], american) for x in ("3416", "3417", "3418", "3419"))
+    # A British unit in clear 3417, next to the village hex 3418.
+    s = position(game, {}, {"foot_guards_1": "3417"}, movement(BRITISH))
+    assert not in_zoc(s, h["3418"], american)  # not into the village
+    assert in_zoc(s, h["3416"], american)  # into clear
+    # The same unit in the village 3418: its ZOC extends out into clear 3417 ...
+    s = position(game, {}, {"foot_guards_1": "3418"}, movement(BRITISH))
+    assert in_zoc(s, h["3417"], american)
+    # ... but not into the next village hex, 3419.
+    assert not in_zoc(s, h["3419"], american)
 
 
 # ---------------------------------------------------------------- V play balance
