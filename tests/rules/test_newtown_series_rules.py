@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.build import load_game
+from compiler.build import import_shipped, load_game
 from engine.save import from_json
 from engine.state import ON_MAP
 
@@ -230,3 +230,50 @@ def test_the_attacked_stacks_are_examined_free_once_attacks_are_designated(newto
     answer(s, "pass")
     assert _concealed(game, s) == {"red_jacket"}
     assert s.vars["army_morale"][game.side_by_name["american"]] == 15
+
+
+# ---------------------------------------------------------------- 6.1.2, 3.3
+
+
+def test_the_platoon_never_counts_against_stacking(newtown):
+    """6.1.2: "The 8th Foot (Platoon) never counts against stacking." Six strength
+    points of Indians fill a hex (series 7.1); the platoon (1 SP) stacks with them
+    and the hex is not overstacked (7.3), where with Jack Berry (1 SP too) it is."""
+    game = newtown
+    rules = import_shipped("newtown").rules
+    full = ("little_billy", "red_jacket", "half_moon")  # 2 + 2 + 2
+    indian = game.side_by_name["indian"]
+    hexes = game.hex_by_label
+    for extra, overstacked in (("eighth_foot", False), ("jack_berry", True)):
+        s = position(
+            game,
+            {**dict.fromkeys(full, "0611"), extra: "0611"},
+            [{"procedure": "movement_phase", "step": "move", "bindings": {"side": "indian"}}],
+            vars={"phasing": "indian"},
+        )
+        units = tuple(game.unit_by_name[n] for n in (*full, extra))
+        assert rules.define__stack_ok(s, units) is not overstacked, extra
+        assert (hexes["0611"] in rules.define__overstacked_hexes(s, indian)) is overstacked
+
+
+def test_only_mclanes_horse_ends_its_move_with_the_cattle_herd(newtown):
+    """3.3, 6.5.1: the herd "may freely pass through friendly units ... but
+    McLane's Delaware Horse is the only American combat unit that can end the
+    movement phase stacked with the cattle herd." The 1st N.J. may pass through the
+    herd's hex but not stop there: once in, it must move on (no other unit moves,
+    no passing); McLane's horse may stop with the herd."""
+    game = newtown
+    s = position(
+        game,
+        {"cattle_herd": "0611", "first_nj": "0610", "mclane": "0612"},
+        [{"procedure": "movement_phase", "step": "move", "bindings": {"side": "american"}}],
+        vars={"phasing": "american"},
+    )
+    through = s.clone()
+    answer(through, "move 1st N.J. 0610 → 0611")
+    offered = [through.action_to_string(a) for a in through.legal_actions()]
+    assert offered and all(a.startswith("move 1st N.J. 0611 → ") for a in offered)
+    assert through.current_node().prompt == "the unit must move on"
+    stays = s.clone()
+    answer(stays, "move McLane's DE Horse 0612 → 0611")
+    assert "pass" in [stays.action_to_string(a) for a in stays.legal_actions()]
