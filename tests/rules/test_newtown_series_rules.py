@@ -277,3 +277,32 @@ def test_only_mclanes_horse_ends_its_move_with_the_cattle_herd(newtown):
     stays = s.clone()
     answer(stays, "move McLane's DE Horse 0612 → 0611")
     assert "pass" in [stays.action_to_string(a) for a in stays.legal_actions()]
+
+
+# ---------------------------------------------------------------- 3.5
+
+
+@pytest.mark.parametrize(
+    ("unit", "turn_1", "turn_2"),
+    [
+        ("cattle_herd", False, False),  # 3.5.1: never
+        ("parr", False, True),  # 3.5.2: on the map at the start
+        ("seven_nations_warriors", False, True),  # 3.5.3
+        ("mohawk_valley_militia", True, True),  # (an Indian player unit: no exception)
+    ],
+)
+def test_who_may_use_strategic_movement_on_turn_1(newtown, unit, turn_1, turn_2):
+    """3.5.1: "The Cattle Herd cannot use Strategic Movement." 3.5.2: "American
+    units deployed on the map at the beginning of the game cannot use Strategic
+    Movement on Game Turn 1." 3.5.3: nor the optional Seven Nations unit. Each
+    stands alone, far from the enemy (series 9.52 asks that too)."""
+    game = newtown
+    may = import_shipped("newtown").rules.define__may_move_strategically
+    for turn, expected in ((1, turn_1), (2, turn_2)):
+        s = position(
+            game,
+            {unit: "0610"},
+            [{"procedure": "game_turn", "step": "initiative"}],
+            vars={"turn": turn},
+        )
+        assert may(s, game.unit_by_name[unit]) is expected, turn
