@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import import_shipped, load_game
+from engine.queries import board_distance
 from engine.save import from_json
 from engine.state import ON_MAP
 
@@ -306,3 +307,46 @@ def test_who_may_use_strategic_movement_on_turn_1(newtown, unit, turn_1, turn_2)
             vars={"turn": turn},
         )
         assert may(s, game.unit_by_name[unit]) is expected, turn
+
+
+# ---------------------------------------------------------------- 3.2
+
+
+@pytest.mark.parametrize(
+    ("unit", "goal"),
+    [
+        ("parr", ("6020",)),  # 3.2.2: the American player toward 6020
+        ("walter_butler", ("1720", "1721", "1820", "1821", "1408")),  # 3.2.1: Newtown, 1408
+        ("little_billy", ("1720", "1721", "1820", "1821", "1408")),  # (a warrior evades, 5.9)
+    ],
+)
+def test_a_retreat_heads_for_its_sides_goal(newtown, unit, goal):
+    """3.2.1: "The Indian player retreats toward Newtown or hex 1408 if possible."
+    3.2.2: "The American player retreats toward hex 6020 if possible." Retreating
+    one hex from 4008 with no enemy about, the hexes offered are exactly the
+    neighbours nearer the goal — not those nearer the side's map edge, which
+    differ there."""
+    game = newtown
+    s = position(
+        game,
+        {unit: "4008"},
+        [{"procedure": "retreat_unit", "step": "start", "bindings": {"unit": unit, "hexes": 1}}],
+    )
+    hexes, labels = game.hex_by_label, game.rules.board.labels
+
+    def to_goal(h: int) -> int:
+        return min(board_distance(s, h, hexes[g]) for g in goal)
+
+    start = hexes["4008"]
+    board = game.rules.board
+    edge = board.edge_distance[
+        game.rules.sides[game.rules.units[game.unit_by_name[unit]].side].friendly_edge
+    ]
+    by_edge = {labels[n] for n in board.neighbors[start] if n >= 0 and edge[n] < edge[start]}
+    nearer = {
+        labels[n]
+        for n in game.rules.board.neighbors[start]
+        if n >= 0 and to_goal(n) < to_goal(start)
+    }
+    offered = {s.action_to_string(a) for a in s.legal_actions()}
+    assert offered == nearer and offered and nearer != by_edge
