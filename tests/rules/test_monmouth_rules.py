@@ -537,6 +537,32 @@ def test_the_holding_action_opens_with_british_close_combat_only():
     assert phases[1] == "— Turn 8, Continental Army: Movement Phase —"
 
 
+@pytest.mark.parametrize(
+    ("scenario", "first", "last"),
+    [("lees_advance", 4, 7), ("holding_action", 7, 10), ("washingtons_stand", 8, 13)],
+)
+def test_a_scenario_is_played_over_its_game_turns(scenario, first, last):
+    """6.11: "Game Turns 4 through 7"; 6.21: "Game Turns 7 through 10"; 6.31: "Game
+    Turns 8 through 13" — "unless either side achieves automatic victory". A
+    position at the end of the last turn's last phase ends the game; the turn
+    before, play goes on into the next game turn."""
+    game = load_game(MONMOUTH, {"scenario": scenario})
+    assert game.first_turn == first and game.last_turn == last
+    assert game.new_initial_state().vars["turn"] == first
+    for turn, over in ((last - 1, False), (last, True)):
+        s = position(
+            game,
+            {"turn": turn},
+            {"washington": "2115"},  # (on the map: his capture would end the game, 6.28)
+            [{"procedure": "game", "step": "turns"}],
+        )
+        for _ in range(5000):  # (a game turn of first choices and seeded dice)
+            if s.is_terminal() or s.vars["turn"] != turn:
+                break
+            s.apply_action(chance.sample(s, 1) if s.is_chance_node() else s.legal_actions()[0])
+        assert s.is_terminal() is over, (scenario, turn)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("scenario", "seed"),
