@@ -227,7 +227,8 @@ heuristic,heuristic --seed N`) and trying the bot otherwise have shown.
   Stewart's and the Virginia Converged Battalion in 2216 (turn 8), the
   three win their close combat and all advance after it, leaving the
   leaders behind (leaders do not advance after combat, series 12.23 step
-  9), and the British walk into 2216 in their movement phase. But mending the bot moves the British victory rather than stopping it:
+  9), and the British walk into 2216 in their movement phase. But
+  mending the bot moves the British victory rather than stopping it:
   keeping Washington out of reach (tried on 7 December, 40 games) took
   his capture from 10 games to 8 and the British won all 40. Tried later
   that day (30 seeded games each, heuristic against heuristic): a leader
