@@ -298,7 +298,7 @@ def _chosen_rules(game: Game, chosen: Any) -> dict[str, bool]:
     open_ = {sw.name for sw in players_choice(game.rules, game.scenario)}
     for name, on in chosen.items():
         if name not in open_:
-            where = f"the {game.scenario.title}" if game.scenario else "this battle"
+            where = game.scenario.title if game.scenario else "this battle"
             raise TableError(
                 f"{name!r} is not a rule the players choose in {where}; they choose: "
                 f"{', '.join(sorted(open_)) or 'none'}",

@@ -117,8 +117,8 @@ def test_a_winning_trigger_of_a_rule_played_without_is_no_goal(tmp_path):
     got_away = text[text.index("victory blue_got_away") : text.index("victory red_holds")]
     ruled = 'rule escape_wins "The escape wins" optional § the_escape 4.1 {\n' + trigger + "}\n\n"
     victory.write_text(text.replace(trigger, ruled).replace(got_away, ""))
-    blue = 0
-    off = weights_for(load_game(battle))
-    on = weights_for(load_game(battle, {"rules": {"escape_wins": True}}))
+    without, played = load_game(battle), load_game(battle, {"rules": {"escape_wins": True}})
+    blue = played.rules.side_index("blue")
+    off, on = weights_for(without), weights_for(played)
     assert on.exits == {blue} and on.objectives
     assert off.exits == frozenset() and not off.objectives

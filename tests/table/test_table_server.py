@@ -665,7 +665,7 @@ def test_the_players_choose_the_optional_advanced_and_play_balance_rules(client,
 @pytest.mark.parametrize(
     ("rules", "says"),
     [
-        ({"molly_pitcher": True}, "not a rule the players choose in the Scenario II"),
+        ({"molly_pitcher": True}, "not a rule the players choose in Scenario II"),
         ({"hedgerow_holds": False}, "not a rule the players choose"),
         ({"no_such_rule": True}, "not a rule the players choose"),
         ({"diversion": "off"}, "true (played) or false (left out)"),
