@@ -75,6 +75,7 @@ from engine.game import Game
 from engine.nodes import RULE_FAULTS
 from engine.play import LOG_FORMAT, SEED_LIMIT
 from engine.rule_switches import PLAYERS_CHOOSE, players_choice, scenario_defaults
+from engine.rules import Rules, ScenarioSpec
 from engine.save import check_depth, from_json, to_json
 from engine.sources import rule_failure
 from table.board import Board, draw_board
@@ -309,10 +310,10 @@ def _chosen_rules(game: Game, chosen: Any) -> dict[str, bool]:
     return dict(chosen)
 
 
-def _rule_choices(game: Game) -> list[dict[str, Any]]:
-    """The rules the players choose for a game of `game`'s scenario, as the scenario
-    sets them before they do: name, title, flag and whether on."""
-    defaults = scenario_defaults(game.rules, game.scenario)
+def _rule_choices(rules: Rules, scenario: ScenarioSpec | None) -> list[dict[str, Any]]:
+    """The rules the players choose for a game of `scenario`, as the scenario sets
+    them before they do: name, title, flag and whether on."""
+    defaults = scenario_defaults(rules, scenario)
     return [
         {
             "name": sw.name,
@@ -320,7 +321,7 @@ def _rule_choices(game: Game) -> list[dict[str, Any]]:
             "flag": next(f for f in sw.flags if f in PLAYERS_CHOOSE),
             "on": defaults[sw.name],
         }
-        for sw in players_choice(game.rules, game.scenario)
+        for sw in players_choice(rules, scenario)
     ]
 
 
@@ -349,12 +350,12 @@ async def battle(request: Request) -> Response:
                 {
                     "name": sc.name,
                     "title": sc.title,
-                    "rules": _rule_choices(t.package.load_game({"scenario": sc.name})),
+                    "rules": _rule_choices(rules, sc),
                 }
                 for sc in rules.scenarios
             ],
             # A battle without scenarios: the rules its players choose.
-            "rules": [] if rules.scenarios else _rule_choices(game),
+            "rules": [] if rules.scenarios else _rule_choices(rules, None),
             "bots": table_bots(),
             "bot_titles": {b: bot_title(b) for b in {*table_bots(), t.defaults["bot"]}},
             "defaults": t.defaults,

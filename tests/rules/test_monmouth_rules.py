@@ -40,10 +40,11 @@ def position(game, variables: dict, units: dict, stack: list, **extra) -> object
     )
 
 
-def movement(side: str) -> list:
+def movement(side: str, step: str = "move") -> list:
+    """The stack of `side`'s Movement Phase at `step` (the units' moves, by default)."""
     return [
         {"procedure": "game", "step": "winner"},
-        {"procedure": "movement_phase", "step": "move", "bindings": {"side": side}},
+        {"procedure": "movement_phase", "step": step, "bindings": {"side": side}},
     ]
 
 
@@ -262,16 +263,10 @@ def test_the_rear_guard_keeps_to_its_zone_until_turn_6(campaign):
 # ---------------------------------------------------------------- 4.11 Morgan
 
 
-def at_morgans_roll(game, turn: int = 8):
+def at_morgans_roll(game, turn: int = 8, **variables):
     """The American Movement Phase of `turn` (from 8): Morgan's entry roll is next."""
     return position(
-        game,
-        {"turn": turn, "phasing": AMERICAN},
-        {},
-        [
-            {"procedure": "game", "step": "winner"},
-            {"procedure": "movement_phase", "step": "morgan", "bindings": {"side": AMERICAN}},
-        ],
+        game, {"turn": turn, "phasing": AMERICAN, **variables}, {}, movement(AMERICAN, "morgan")
     )
 
 
@@ -320,14 +315,7 @@ def at_variable_roll(game, side: str, turn: int, chits: int):
         game,
         {"turn": turn, "phasing": side, "momentum": held, "momentum_pool": 5 - chits},
         {},
-        [
-            {"procedure": "game", "step": "winner"},
-            {
-                "procedure": "movement_phase",
-                "step": "variable_reinforcements",
-                "bindings": {"side": side},
-            },
-        ],
+        movement(side, "variable_reinforcements"),
     )
 
 
@@ -373,21 +361,11 @@ def test_morgans_roll_takes_no_momentum(campaign):
     """4.14 "Important Exception: Morgan's Detachment is not affected by this rule":
     his roll asks for no chit, and a chit spent on the variable roll adds nothing
     to it (a 0, which brings him on turn 8, would be a 2 with it)."""
-    game = campaign
-    s = position(
-        game,
-        {
-            "turn": 8,
-            "phasing": AMERICAN,
-            "momentum": {BRITISH: 0, AMERICAN: 1},
-            "momentum_pool": 4,
-            "variable_momentum_spent": {BRITISH: False, AMERICAN: True},
-        },
-        {},
-        [
-            {"procedure": "game", "step": "winner"},
-            {"procedure": "movement_phase", "step": "morgan", "bindings": {"side": AMERICAN}},
-        ],
+    s = at_morgans_roll(
+        campaign,
+        momentum={BRITISH: 0, AMERICAN: 1},
+        momentum_pool=4,
+        variable_momentum_spent={BRITISH: False, AMERICAN: True},
     )
     assert s.is_chance_node()
     s.apply_action(0)
