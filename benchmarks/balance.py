@@ -126,6 +126,13 @@ SAME_GAMES = {
     "443d4a09ffb5e329c39325faab60ae8f4ca12f7b690273cff040187072ba92ff": (
         "d8c2116039f3fee55dc89cac0e1615b82e6fc419a7e82ad94f7ee942a3d34742"
     ),
+    # Monmouth, 7 December (evening): the Historical Deployment Option is `part_of`
+    # Molly Pitcher and Pro-American `excludes` Pro-British. No game played with the
+    # scenarios' own switches changes: 18 seeded games (every scenario, heuristic
+    # against heuristic and against random) play the same actions and accounts.
+    "d8c2116039f3fee55dc89cac0e1615b82e6fc419a7e82ad94f7ee942a3d34742": (
+        "ba80899cee437f9ebd1e1fd14f210bcfc65e49c7adde1d2261ef262d778371b2"
+    ),
 }
 
 

@@ -942,6 +942,8 @@ class Switch:
     default: bool
     prov: Prov
     span: Span = _span()
+    part_of: str = ""  # the rule this one is an option within (played only with it)
+    excludes: tuple[str, ...] = ()  # the rules never played with it
 
 
 @dataclass(frozen=True, slots=True)

@@ -439,6 +439,10 @@ class Rule(Decl):
     flags: tuple[str, ...] = ()
     prov: Provenance = field(default_factory=Provenance)
     decls: tuple[Decl, ...] = ()
+    # The rule this one is an option within (`part_of`), and the rules never
+    # played with it (`excludes`), each with where it is named.
+    part_of: tuple[str, Span] | None = None
+    excludes: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -496,6 +496,9 @@ class _ToAst(Transformer):
         decls = tuple(i for i in rest if isinstance(i, ast.Decl))
         prov = next(i for i in rest if isinstance(i, ast.Provenance))
         flags = tuple(str(i) for i in rest if isinstance(i, Token))
+        relations = [i for i in rest if isinstance(i, tuple)]
+        part_of = next((r[1] for r in relations if r[0] == "part_of"), None)
+        excludes = next((r[1] for r in relations if r[0] == "excludes"), ())
         return ast.Rule(
             span=self.s(meta),
             name=str(name),
@@ -503,7 +506,16 @@ class _ToAst(Transformer):
             flags=flags,
             prov=prov,
             decls=decls,
+            part_of=part_of,
+            excludes=excludes,
         )
+
+    def rule_part_of(self, meta, items):
+        (name,) = items
+        return ("part_of", (str(name), _tok_span(self.f, name)))
+
+    def rule_excludes(self, meta, items):
+        return ("excludes", tuple((str(n), _tok_span(self.f, n)) for n in items))
 
     # --- generic blocks
     def block(self, meta, items):

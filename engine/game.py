@@ -21,7 +21,7 @@ from engine.information import observe
 from engine.move_paths import cheapest_paths
 from engine.primitives import get
 from engine.restrictions import hex_tests
-from engine.rule_switches import scenario_defaults
+from engine.rule_switches import SwitchError, switches_for
 from engine.rules import PUBLIC, Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.save import state_hash, to_json
 from engine.state import MAX_SIDES, MAX_UNITS, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
@@ -277,13 +277,17 @@ class Game:
 
     def _switches(self, chosen: dict[str, Any]) -> dict[str, bool]:
         """Each rule switch on or off: as `chosen` says, else as the scenario
-        sets it, else the rules' default."""
+        sets it, else the rules' default (`switches_for`)."""
         known = {sw.name for sw in self.rules.switches}
         unknown = sorted(set(chosen) - known)
         if unknown:
             raise ParamsError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
-        defaults = scenario_defaults(self.rules, self.scenario)
-        return {name: bool(chosen.get(name, default)) for name, default in defaults.items()}
+        try:
+            return switches_for(
+                self.rules, self.scenario, {name: bool(on) for name, on in chosen.items()}
+            )
+        except SwitchError as e:
+            raise ParamsError(str(e)) from None
 
     def _tabulate_units(self) -> None:
         """The per-unit tables the primitives and queries look up at every step."""

@@ -439,10 +439,14 @@ class LevelsSpec:
 
 @dataclass(frozen=True, slots=True)
 class RuleSwitchSpec:
+    """A `rule` a game plays or leaves out (`engine/rule_switches.py`)."""
+
     name: str
     title: str
     default: bool
     flags: tuple[str, ...]
+    part_of: str = ""  # the rule it is an option within: never on while that one is off
+    excludes: tuple[str, ...] = ()  # the rules never on while it is
 
 
 @dataclass(frozen=True, slots=True)

@@ -312,14 +312,19 @@ def _chosen_rules(game: Game, chosen: Any) -> dict[str, bool]:
 
 def _rule_choices(rules: Rules, scenario: ScenarioSpec | None) -> list[dict[str, Any]]:
     """The rules the players choose for a game of `scenario`, as the scenario sets
-    them before they do: name, title, flag and whether on."""
+    them before they do: name, title, flag and whether on, the rule it is part of
+    (played only with it) and the rules it excludes (the page keeps them so)."""
     defaults = scenario_defaults(rules, scenario)
+    titles = {sw.name: sw.title for sw in rules.switches}
     return [
         {
             "name": sw.name,
             "title": sw.title,
             "flag": next(f for f in sw.flags if f in PLAYERS_CHOOSE),
             "on": defaults[sw.name],
+            "part_of": sw.part_of or None,
+            "part_of_title": titles[sw.part_of] if sw.part_of else None,
+            "excludes": list(sw.excludes),
         }
         for sw in players_choice(rules, scenario)
     ]

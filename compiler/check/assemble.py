@@ -12,13 +12,10 @@ from compiler.check.header import Header
 from compiler.check.kinds import Parts
 from compiler.check.patch import Procedures
 from compiler.check.props import prov_of
+from compiler.check.rule_switches import check_switches
 from compiler.check.tools import Tools
 from compiler.load import display_name
-from dsl import ast
 from dsl.diagnostics import MISSING
-
-# Rule switches with one of these flags start off.
-DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 
 
 def assemble(
@@ -65,7 +62,7 @@ def assemble(
         bot_weights=bodies.bot_weights,
         victories=bodies.victories,
         victory_levels=declared.victory_levels,
-        switches=tuple(_switch(rule) for rule in decls.rules),
+        switches=check_switches(tools.reporter, decls.rules, bodies.scenarios),
         variables=parts.variables,
         turn_track=parts.turn_track,
         levels=parts.level_tracks,
@@ -109,15 +106,3 @@ def _defines(decls: Declarations, declared: Declared) -> tuple[ir.Define, ...]:
 def _files(tools: Tools) -> tuple[str, ...]:
     """The files the rules were read from, as shown to a reader."""
     return tuple(display_name(Path(f)) for f in tools.reporter.sources.names)
-
-
-def _switch(rule: ast.Rule) -> ir.Switch:
-    """A rule switch, on at the start unless a flag says it starts off."""
-    return ir.Switch(
-        rule.name,
-        rule.title or rule.name,
-        rule.flags,
-        not (set(rule.flags) & DEFAULT_OFF_FLAGS),
-        prov_of(rule.prov),
-        rule.span,
-    )

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'd8c2116039f3fee55dc89cac0e1615b82e6fc419a7e82ad94f7ee942a3d34742'
+RULES_HASH = 'ba80899cee437f9ebd1e1fd14f210bcfc65e49c7adde1d2261ef262d778371b2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1463,9 +1463,9 @@ def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.m
     return define__all_militia(s, q.attackers(s, b['combat']))
 def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:157' § series 12.23
     return define__all_militia(s, q.defenders(s, b['combat']))
-def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13' § monmouth 4.11, 4.14, 5.1, 5.2
+def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:16' § monmouth 4.11, 4.14, 5.1, 5.2
     return s.game.switch_on['pro_british']
-def modifiers__morgan_entry_drm__2_if(s, b):  # 'rulesets/monmouth/play_balance.mst:22' § monmouth 4.11, 4.14, 5.1, 5.2
+def modifiers__morgan_entry_drm__2_if(s, b):  # 'rulesets/monmouth/play_balance.mst:25' § monmouth 4.11, 4.14, 5.1, 5.2
     return s.game.switch_on['pro_american']
 def modifiers__variable_entry_drm__1_if(s, b):  # 'rulesets/monmouth/reinforcements.mst:147' § monmouth 4.14
     return s.vars['variable_momentum_spent'][b['side']]
@@ -3591,12 +3591,13 @@ RULES = Rules(
         RuleSwitchSpec(name='lee_must_advance', title="Restrictions and penalties associated with Lee's movement", default=True, flags=()),
         RuleSwitchSpec(name='relieving_lee', title='Procedures and consequences for relieving Lee of command', default=True, flags=()),
         RuleSwitchSpec(name='molly_pitcher', title='Molly Pitcher', default=False, flags=('optional',)),
-        RuleSwitchSpec(name='historical_molly_pitcher', title='Molly Pitcher: Historical Deployment Option', default=False, flags=('optional',)),
+        RuleSwitchSpec(name='historical_molly_pitcher', title='Molly Pitcher: Historical Deployment Option', default=False, flags=('optional',),
+            part_of='molly_pitcher'),
         RuleSwitchSpec(name='heat_game_turns', title='Heat Game Turns', default=True, flags=()),
         RuleSwitchSpec(name='command_and_control', title='Command & Control', default=True, flags=()),
         RuleSwitchSpec(name='rear_guard_zone', title='British Rear Guard Maneuver Zone', default=True, flags=()),
-        RuleSwitchSpec(name='pro_british', title='Pro-British', default=False, flags=('play_balance',)),
-        RuleSwitchSpec(name='pro_american', title='Pro-American', default=False, flags=('play_balance',)),
+        RuleSwitchSpec(name='pro_british', title='Pro-British', default=False, flags=('play_balance',), excludes=('pro_american',)),
+        RuleSwitchSpec(name='pro_american', title='Pro-American', default=False, flags=('play_balance',), excludes=('pro_british',)),
         RuleSwitchSpec(name='no_strategic_on_arrival', title='No strategic movement on arrival', default=False, flags=('scenario',)),
         RuleSwitchSpec(name='abbreviated_first_turn', title='Abbreviated First Turn', default=False, flags=('scenario',)),
         RuleSwitchSpec(name='hedgerow_holds', title='Hedgerow', default=False, flags=('scenario',)),

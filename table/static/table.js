@@ -356,7 +356,8 @@ function renderStatus() {
 }
 
 // The rules the players choose before a game (optional, advanced, play balance), as the
-// chosen scenario sets them; New game plays with the boxes as they are ticked.
+// chosen scenario sets them; New game plays with the boxes as they are ticked. A rule
+// that is part of another is ticked only with it; ticking a rule unticks those it excludes.
 const RULE_FLAGS = { advanced: "advanced", optional: "optional", play_balance: "play balance" };
 
 function showRuleChoices() {
@@ -366,11 +367,34 @@ function showRuleChoices() {
   const choices = sc ? sc.rules : battle.rules;
   $("rulesbox").hidden = !choices.length;
   for (const r of choices) {
-    const label = el("label", { class: "rule" });
+    const label = el("label", { class: r.part_of ? "rule within" : "rule" });
     const input = el("input", { type: "checkbox", name: r.name });
     input.checked = r.on;
+    input.addEventListener("change", () => ruleTicked(r, input.checked));
     label.append(input, ` ${r.title} `, el("span", { class: "flag" }, `(${RULE_FLAGS[r.flag]})`));
+    if (r.part_of) label.append(el("span", { class: "part-of" }, ` played with ${r.part_of_title} only`));
     box.append(label);
+  }
+  keepRulesTogether();
+}
+
+function ruleBox(name) {
+  return $("rulechoices").querySelector(`input[name="${CSS.escape(name)}"]`);
+}
+
+function ruleTicked(r, on) {
+  if (on) for (const other of r.excludes) { const b = ruleBox(other); if (b) b.checked = false; }
+  keepRulesTogether();
+}
+
+// A rule part of another the players leave out is left out too, its box greyed.
+function keepRulesTogether() {
+  for (const input of $("rulechoices").querySelectorAll("input[type=checkbox]")) {
+    const sc = battle.scenarios.find((x) => x.name === $("scenario").value);
+    const r = (sc ? sc.rules : battle.rules).find((x) => x.name === input.name);
+    const whole = r.part_of ? ruleBox(r.part_of) : null;
+    input.disabled = !!whole && !whole.checked;
+    if (input.disabled) input.checked = false;
   }
 }
 

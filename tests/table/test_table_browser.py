@@ -203,15 +203,26 @@ def test_the_players_tick_the_rules_they_play_with(server, page):
     page.click("#rulesbox summary")
     assert page.is_checked('#rulechoices input[name="diversion"]')
     assert not page.is_checked('#rulechoices input[name="molly_pitcher"]')
+    # 4.4's Historical Deployment Option is ticked only with Molly Pitcher.
+    option = '#rulechoices input[name="historical_molly_pitcher"]'
+    assert page.is_disabled(option)
+    page.check('#rulechoices input[name="molly_pitcher"]')
+    page.check(option)
+    page.uncheck('#rulechoices input[name="molly_pitcher"]')
+    assert page.is_disabled(option) and not page.is_checked(option)
     page.select_option("#scenario", "holding_action")  # Molly Pitcher is not used there
     assert page.locator('#rulechoices input[name="molly_pitcher"]').count() == 0
+    assert page.locator(option).count() == 0
     page.uncheck('#rulechoices input[name="diversion"]')
-    page.check('#rulechoices input[name="pro_american"]')
+    page.check('#rulechoices input[name="pro_british"]')
+    page.check('#rulechoices input[name="pro_american"]')  # (never both: V, 5.1/5.2)
+    assert not page.is_checked('#rulechoices input[name="pro_british"]')
     page.select_option("#side", "american")
     page.select_option("#bot", "random")
     decide(page, page.locator("#new"))
     game = table.games[page.evaluate("gameId")].game
     assert game.scenario.name == "holding_action"
     assert not game.switch_on["diversion"] and game.switch_on["pro_american"]
+    assert not game.switch_on["pro_british"]
     assert "Pro-American" in page.text_content("#rules-on")
     assert "Diversion" in page.text_content("#rules-off")

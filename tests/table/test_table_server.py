@@ -639,9 +639,14 @@ def test_the_players_choose_the_optional_advanced_and_play_balance_rules(client,
     assert holding["diversion"] == ("advanced", True)
     assert holding["pro_american"] == ("play_balance", False)
     assert "molly_pitcher" not in holding  # (among the scenario's rules not used)
+    assert "historical_molly_pitcher" not in holding  # (an option of Molly Pitcher's)
     assert "hedgerow_holds" not in holding and "heat_game_turns" not in holding
     campaign = {r["name"]: (r["flag"], r["on"]) for r in scenarios["campaign"]}
     assert campaign["molly_pitcher"] == ("optional", False)
+    option = next(r for r in scenarios["campaign"] if r["name"] == "historical_molly_pitcher")
+    assert (option["part_of"], option["part_of_title"]) == ("molly_pitcher", "Molly Pitcher")
+    pro = {r["name"]: r["excludes"] for r in scenarios["campaign"] if r["name"].startswith("pro_")}
+    assert pro == {"pro_british": ["pro_american"], "pro_american": ["pro_british"]}
 
     chosen = {"diversion": False, "pro_american": True}
     r = client.post(
@@ -669,6 +674,8 @@ def test_the_players_choose_the_optional_advanced_and_play_balance_rules(client,
         ({"hedgerow_holds": False}, "not a rule the players choose"),
         ({"no_such_rule": True}, "not a rule the players choose"),
         ({"diversion": "off"}, "true (played) or false (left out)"),
+        ({"pro_british": True, "pro_american": True}, "exclude each other: choose one"),
+        ({"historical_molly_pitcher": True}, "not a rule the players choose"),
         (["diversion"], "'rules' maps rule switches to true or false"),
     ],
 )
@@ -679,4 +686,19 @@ def test_a_rule_the_players_may_not_choose_is_refused(client, monmouth_table, ru
         json={"scenario": "holding_action", "side": "american", "bot": "random", "rules": rules},
     )
     assert r.status_code == 400 and says in r.json()["error"]
+    assert set(monmouth_table.games) == before
+
+
+def test_an_option_is_refused_without_the_rule_it_is_part_of(client, monmouth_table):
+    """Monmouth 4.4: the Historical Deployment Option is an option of Molly Pitcher's."""
+    before = set(monmouth_table.games)
+    rules = {"molly_pitcher": False, "historical_molly_pitcher": True}
+    r = client.post(
+        "/api/games",
+        json={"scenario": "campaign", "side": "american", "bot": "random", "rules": rules},
+    )
+    assert r.status_code == 400
+    assert (
+        "is part of 'molly_pitcher' (Molly Pitcher), which the game leaves out" in r.json()["error"]
+    )
     assert set(monmouth_table.games) == before

@@ -160,6 +160,8 @@ class StateReading:
         sw = self.switches.get(name)
         if sw is None or sc is None:
             return None
+        if sw.part_of and self._switch(sw.part_of, sc) is False:
+            return False  # (an option of a rule the scenario leaves out)
         if name in sc.rules_on:
             return True
         if name in sc.rules_off:
