@@ -133,6 +133,18 @@ SAME_GAMES = {
     "d8c2116039f3fee55dc89cac0e1615b82e6fc419a7e82ad94f7ee942a3d34742": (
         "ba80899cee437f9ebd1e1fd14f210bcfc65e49c7adde1d2261ef262d778371b2"
     ),
+    # Monmouth and Newtown, 7 December (evening): a PIN pins the combat units and
+    # leaders of the hexes, no longer a piece (Newtown 6.5.2: the Cattle Herd "is not
+    # considered pinned"). Monmouth has no piece; in Newtown a game changes only where
+    # the herd stands in a pinned hex. The 18 seeded games above and 20 more of
+    # Newtown (heuristic against heuristic, seeds 3-12 of both scenarios) play the
+    # same actions and accounts before and after.
+    "ba80899cee437f9ebd1e1fd14f210bcfc65e49c7adde1d2261ef262d778371b2": (
+        "d3faae5476499e694dc4cf4b7100500369625b717984924a63d0e37841277345"
+    ),
+    "ff518dc2192aef006128016a66a77b89fd697ffbf42739f040d0242104c68605": (
+        "b1da0b665155abd8732548e8a75084c7159f77464cef01457c0ec0da48c2f869"
+    ),
 }
 
 

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ba80899cee437f9ebd1e1fd14f210bcfc65e49c7adde1d2261ef262d778371b2'
+RULES_HASH = 'd3faae5476499e694dc4cf4b7100500369625b717984924a63d0e37841277345'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -230,20 +230,20 @@ def define__modified_morale(s, a_u):  # 'rulesets/series/army_morale.mst:24': 'M
 def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment' § series 16.1
     return (s.vars['army_morale'][a_side] + a_amount)
 
-def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat' § series 13.1
+def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat' § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
-def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result' § series 16.1, 13.1
+def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:144': 'Army Morale for a result' § series 16.1, 13.1
     return (0 if ((a_r == RESULT__LEADER_CASUALTY) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0))
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
-def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
+def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat" § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((UNIT_SIDE[e0] == UNIT_SIDE[a_u]) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
-def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
+def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:247': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
 
-def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
+def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
     return ((len(q.enemies_adjacent(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), UNIT_SIDE[a_u])) > 0) and (not any(define__parade(s,
         e0) for e0 in q.stacked_with(s, a_u))))
 
@@ -652,28 +652,28 @@ def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43' § serie
 def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47' § series 12.64
     return {'side': (1 - b['side'])}
 
-def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153' § series 13.1, 13.5
+def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:154' § series 13.1, 13.5
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP))
-def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155' § series 13.1, 13.5
+def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:156' § series 13.1, 13.5
     return (not b['passed'])
-def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156' § series 13.1, 13.5
+def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:157' § series 13.1, 13.5
     return {'unit': b['u'], 'hexes': 1}
 
-def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174' § series 13.1, 12.64
+def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:175' § series 13.1, 12.64
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
-def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175' § series 13.1, 12.64
+def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:176' § series 13.1, 12.64
     e.capture(s, b['taken'])
 
-def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180' § series 13.1, 13.3, 13.4
+def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:181' § series 13.1, 13.3, 13.4
     return (s.vars['order'][b['unit']] == 'shattered')
-def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181' § series 13.1, 13.3, 13.4
+def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:182' § series 13.1, 13.3, 13.4
     e.eliminate(s, b['unit'])
-def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184' § series 13.1, 13.3, 13.4
+def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:185' § series 13.1, 13.3, 13.4
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
-def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186' § series 13.1, 13.3, 13.4
+def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:187' § series 13.1, 13.3, 13.4
     return {'unit': b['unit'], 'hexes': 3}
 
-def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
+def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:200' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)
 def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:20' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__stack_ok(s, b['units'])
@@ -684,32 +684,32 @@ def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_an
 def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:19' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_toward(s, b['unit']), 'also_toward': define__retreat_also_toward(s,
         b['unit']), 'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
-def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
+def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return ((s.unit_status[b['unit']] == ON_MAP) and q.during(s, 'close_combat'))
-def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
+def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:211' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     e.join_combats(s, b['unit'])
-def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
+def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return (s.unit_status[b['unit']] == ON_MAP)
-def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
+def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:216' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return tuple(e0 for e0 in s.units_by_hex().get(b['origin'], ()) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == UNIT_SIDE[b['unit']])))
-def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
+def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:216' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return UNIT_SIDE[b['unit']]
-def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
+def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:218' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     e.advance_to(s, b['l'], (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1))
 
-def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226' § series 13.23
+def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:227' § series 13.23
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250' § series 13.25
+def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:251' § series 13.25
     return define__suffers_a_result(s, b['r'])
-def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251' § series 13.25
+def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:252' § series 13.25
     return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP)), 'side': b['side'], 'drm': b['drm']}
 
-def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259' § series 13.3, 13.4
+def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:260' § series 13.3, 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and define__exposed(s, e0)))
-def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260' § series 13.3, 13.4
+def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:261' § series 13.3, 13.4
     return (s.vars['order'][b['u']] == 'shattered')
-def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261' § series 13.3, 13.4
+def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:262' § series 13.3, 13.4
     e.capture(s, b['u'])
 
 def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10' § series 5
@@ -1317,22 +1317,23 @@ def result__captured_defender_choice__check_and_retreat_or_disrupt_args(s, b):  
 def result__captured_attacker_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:93'
     return {'units': define__units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
-def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:108'
+def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in define__units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')))
-def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:111'
+def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
-def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:112'
-    return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == ON_MAP))
-def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:113'
+def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:113'
+    return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if ((s.unit_status[e0] == ON_MAP) and (UNIT_COMBAT[e0]
+        or UNIT_LEADER[e0])))
+def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
-def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:114'
+def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
-def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:127'
+def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
-def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:128'
+def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
-def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:130'
+def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42'
@@ -1341,7 +1342,7 @@ def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42
 def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
-def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:240'
+def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
@@ -2186,7 +2187,7 @@ RULES = Rules(
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153), (16, 16, 16, 16, 9, 9, 13, 9, 16))),
+            ), lines=lines_at('rulesets/series/results.mst', (154, 154, 154, 154, 155, 156, 157, 156, 154), (16, 16, 16, 16, 9, 9, 13, 9, 16))),
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
@@ -2201,7 +2202,7 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163), (16, 16, 16, 16, 9, 9, 13, 9, 13,
+            ), lines=lines_at('rulesets/series/results.mst', (164, 164, 164, 164, 165, 166, 167, 166, 169, 164), (16, 16, 16, 16, 9, 9, 13, 9, 13,
                 16))),
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
@@ -2210,7 +2211,7 @@ RULES = Rules(
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose the unit', mode=''),
                 Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
-            ), lines=lines_at('rulesets/series/results.mst', (174, 175), (18, 19))),
+            ), lines=lines_at('rulesets/series/results.mst', (175, 176), (18, 19))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
@@ -2220,7 +2221,7 @@ RULES = Rules(
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
                 # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186), (18, 9, 9, 18, 9, 19))),
+            ), lines=lines_at('rulesets/series/results.mst', (181, 182, 183, 181, 185, 187), (18, 9, 9, 18, 9, 19))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2246,15 +2247,15 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (199,), (17,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,), (76,
-                ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214), (31, 9, 31, 34, 9, 9, 9, 9,
+            ), lines=lines_at('rulesets/series/results.mst', (200,), (17,), 'rulesets/monmouth/retreat_and_zoc.mst', (19,), (76,
+                ), 'rulesets/series/results.mst', (210, 211, 210, 215, 216, 216, 216, 216, 217, 217, 218, 217, 216, 215), (31, 9, 31, 34, 9, 9, 9, 9,
                 13, 13, 17, 13, 9, 34))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
                 # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
-            ), lines=lines_at('rulesets/series/results.mst', (226,), (23,))),
+            ), lines=lines_at('rulesets/series/results.mst', (227,), (23,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
@@ -2263,7 +2264,7 @@ RULES = Rules(
                     labels=Labels((), (('drm', 'drm'),))),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250), (17, 9, 17))),
+            ), lines=lines_at('rulesets/series/results.mst', (251, 252, 251), (17, 9, 17))),
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2277,7 +2278,7 @@ RULES = Rules(
                 Label('if_1_else'), Call(procedure='disrupt', args=Passed((('unit', 'u'),)), into=None),
                 Label('if_1_end'), Jump('for_u_1_top'),
                 Label('for_u_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259), (19, 19, 19, 19, 9, 13, 9, 13, 19))),
+            ), lines=lines_at('rulesets/series/results.mst', (260, 260, 260, 260, 261, 262, 261, 264, 260), (19, 19, 19, 19, 9, 13, 9, 13, 19))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
                 Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),  # § series 5
@@ -3237,7 +3238,7 @@ RULES = Rules(
                 Exec(result__pin__set_pin_group),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112), (9, 9, 9, 9, 13, 9, 9,
+            ), lines=lines_at('rulesets/series/results.mst', (109, 109, 109, 109, 110, 109, 112, 113, 113, 113, 114, 115, 113), (9, 9, 9, 9, 13, 9, 9,
                 9, 9, 9, 13, 13, 9))),
         'result:leader_casualty': procedure(
             name='result:leader_casualty', title='Leader Casualty', kind='procedure', params=('affected', 'others', 'side', 'attacker', 'defender',
@@ -3249,7 +3250,7 @@ RULES = Rules(
                 Exec(result__leader_casualty__eliminate),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128), (9, 9, 13, 13, 9))),
+            ), lines=lines_at('rulesets/series/results.mst', (128, 129, 130, 131, 129), (9, 9, 13, 13, 9))),
         'trigger:army_demoralized': procedure(
             name='trigger:army_demoralized', title='An army is demoralized', kind='procedure', params=('old', 'new', 'side'), types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
@@ -3264,7 +3265,7 @@ RULES = Rules(
             name='trigger:note_retreat', title='A retreat is recorded', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Label('step:do'), Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (240,), (10,))),
+            ), lines=lines_at('rulesets/series/results.mst', (241,), (10,))),
         'trigger:leaders_captured': procedure(
             name='trigger:leaders_captured', title='Leaders alone are captured', kind='procedure', params=('unit', 'hex', 'l',
                 '_for_l'), types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(

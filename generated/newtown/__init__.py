@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'ff518dc2192aef006128016a66a77b89fd697ffbf42739f040d0242104c68605'
+RULES_HASH = 'b1da0b665155abd8732548e8a75084c7159f77464cef01457c0ec0da48c2f869'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
