@@ -874,3 +874,239 @@ def test_a_pin_captures_disrupted_and_shattered_units(litmus):
     assert status(game, s, "guards") == "captured"
     assert status(game, s, "grenadiers") == "captured"
     assert hex_of(game, s, "nj_1") in ("0404", "0505")
+
+
+# ---------------------------------------------------------------- 12.5 Tactics Chits
+
+
+def tactics_in_each_combat(
+    game: Game, units: dict, combats: list[dict], chits: tuple, side: str = AMERICAN
+) -> list[str]:
+    """The `side`'s Close Combat Phase's designated combats resolved in order,
+    the Attacker and the Defender playing `chits` in each, every die a 5: each
+    combat's Close Combat Table line."""
+    phase = {"procedure": "close_combat_phase", "step": "resolve", "bindings": {"side": side}}
+    s = position(
+        game,
+        units,
+        [phase],
+        phasing=side,
+        momentum={AMERICAN: 0, BRITISH: 0},
+        extra={"combats": combats},
+    )
+    attacker = game.side_by_name[side]
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(5)
+            continue
+        texts = options(s)
+        chit = f"choose {chits[0] if s.current_player() == attacker else chits[1]}"
+        s.apply_action(s.legal_actions()[texts.index(chit) if chit in texts else 0])
+    return [m for m in s.messages if m.startswith("Close Combat Table:")]
+
+
+def test_a_leader_stacked_or_adjacent_makes_frontal_assault_eligible(litmus):
+    """§ series 12.52: "Frontal Assault, Commit Reserve: A Leader must be stacked
+    with or adjacent to at least one unit involved in this Close Combat".
+    § series 12.53: "One Leader can meet the eligibility requirements for
+    Tactics Chit use for all units with which it is stacked or to which it is
+    adjacent." § series 14.22: "If a combat unit is stacked with or adjacent to
+    a Leader during Close Combat, the player is eligible to play additional
+    Tactics Chits (12.5)." The 1st N.J. (1004) attacks the Grenadiers, the 2nd
+    N.J. (1006) the Guards, each with Frontal Assault against Skirmish (the
+    matrix's +1; an ineligible chit gives the Defender one, 12.54)."""
+    game = litmus
+    units = {"nj_1": "1004", "grenadiers": "1104", "nj_2": "1006", "guards": "1106"}
+    combats = [
+        fight(["nj_1"], ["grenadiers"], "1004", "1104", AMERICAN),
+        fight(["nj_2"], ["guards"], "1006", "1106", AMERICAN),
+    ]
+    chits = ("Frontal Assault", "Skirmish")
+
+    def eligible(lines: list[str]) -> list[bool]:
+        return ["+1 Tactics" in line for line in lines]
+
+    assert eligible(tactics_in_each_combat(game, units, combats, chits)) == [False, False]
+    # Lee in 1005, next to both attacking hexes: both may assault.
+    lines = tactics_in_each_combat(game, {**units, "lee": "1005"}, combats, chits)
+    assert eligible(lines) == [True, True]
+    # Lee with the 1st N.J., two hexes from the 2nd: the first only.
+    lines = tactics_in_each_combat(game, {**units, "lee": "1004"}, combats, chits)
+    assert eligible(lines) == [True, False]
+
+
+# ---------------------------------------------------------------- 13 Combat Results
+
+
+def damage_face(game: Game, table: str, result: str) -> int:
+    """A face of a damage table's (unmodified) roll that gives `result`."""
+    code = [r.name for r in game.rules.results].index(result)
+    rows = game.tables[game.rules.table_index(table)].rows
+    return next(row.low for row in rows if row.cells[0][0] == code)
+
+
+def test_fire_affects_only_its_target_and_the_leaders_in_its_hex(litmus):
+    """§ series 13: "In Fire Combat, other friendly combat units in the hex are
+    never affected, but leaders may be." § series 10.3 step 3: "Only the target
+    combat unit will be affected by the result. Ignore any reference to other
+    units in the hex (Exception: 13.1 Leader Casualty)." Scott's Rifles hit the
+    Guards, stacked with the reduced Grenadiers and Clinton in 0604: an R moves
+    the Guards alone; a "*" takes Clinton."""
+    game = litmus
+    units = {
+        "scott_rifles": "0505",
+        "guards": "0604",
+        "grenadiers": {"hex": "0604", "steps_lost": 1},
+        "clinton": "0604",
+    }
+    phase = {
+        "procedure": "rifle_fire_phase",
+        "step": "phasing_fire",
+        "bindings": {"side": AMERICAN},
+    }
+    for result in ("retreat", "leader_casualty"):
+        s = position(game, units, [phase])
+        answer(s, "Guards")
+        answer(s, "Fire Scott's Rifles at Guards? yes")
+        s.apply_action(9)  # a hit
+        s.apply_action(damage_face(game, "rifle_fire_damage", result))
+        finish(s)
+        assert hex_of(game, s, "grenadiers") == "0604"
+        if result == "retreat":
+            assert hex_of(game, s, "guards") != "0604"
+            assert hex_of(game, s, "clinton") in ("0604", hex_of(game, s, "guards"))
+        else:
+            assert hex_of(game, s, "guards") == "0604"
+            assert status(game, s, "clinton") == "eliminated"
+
+
+def test_every_combat_is_announced_before_any_is_resolved_by_the_phasing_attacker(litmus):
+    """§ series 12.11: "The phasing player is considered the Attacker, while the
+    non-phasing player is the Defender." § series 12.21: "The phasing player
+    must announce all Close Combats before resolving any of them. The phasing
+    player designates which friendly units are attacking and which enemy units
+    are being attacked." § series 12.23: "Each Close Combat is resolved
+    separately in any order that the Attacker chooses." In the British Close
+    Combat Phase the Guards (1104) must attack the 1st N.J. (1004) and the
+    Grenadiers (1107) the 2nd N.J. (1006)."""
+    game = litmus
+    british = game.side_by_name[BRITISH]
+    units = {"guards": "1104", "nj_1": "1004", "grenadiers": "1107", "nj_2": "1006"}
+    phase = {"procedure": "close_combat_phase", "step": "designate", "bindings": {"side": BRITISH}}
+    s = position(game, units, [phase], phasing=BRITISH)
+    assert s.current_player() == british
+    assert options(s) == ["attack 1004 from 1104", "attack 1006 from 1107"]
+    answer(s, "attack 1006 from 1107")
+    # The first combat waits: the second is announced first.
+    assert s.current_player() == british and options(s) == ["attack 1004 from 1104"]
+    answer(s, "attack 1004 from 1104")
+    # Now the Attacker chooses which to resolve first.
+    assert s.current_player() == british
+    assert options(s) == [
+        "choose combat 1 (Grenadiers against 2nd N.J.)",
+        "choose combat 2 (Guards against 1st N.J.)",
+    ]
+    answer(s, "choose combat 2 (Guards against 1st N.J.)")
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    s.apply_action(5)
+    roll = next(m for m in s.messages if m.startswith("Close Combat Table:"))
+    # The Guards (morale 2) are the Attacker's lead unit, the 1st N.J. (1) the Defender's.
+    assert "+2 Attacker's lead unit morale, -1 Defender's lead unit morale" in roll
+
+
+# ---------------------------------------------------------------- 16.24
+
+
+def test_morale_checks_in_a_combat_use_the_level_it_began_with(litmus):
+    """§ series 16.24: "If the Army's Morale changes between High, Fatigued or
+    Wavering during the resolution of a Fire Combat or Close Combat, resolve any
+    resulting morale checks using the Army Morale level that was in effect at
+    the beginning of that Combat. The new Army Morale level is used for any
+    Combats which are still to be resolved in that Combat Phase." The 1st N.J.
+    attacks the (reduced) Guards in 0505, where the Dragoons (morale 1) have
+    retreated from an earlier combat (13.25); the British are at 15, High
+    Morale (the litmus track: Fatigued from 14). The combat begins; its result
+    is AM for the British (15 → 14, Fatigued); then the Dragoons check morale
+    (13.25) at High: +1, not +0. The next combat begins at Fatigued."""
+    game = litmus
+    units = {
+        "nj_1": "0404",
+        "guards": {"hex": "0505", "steps_lost": 1},
+        "dragoons": "0505",
+    }
+    combats = [fight(["nj_1"], ["guards", "dragoons"], "0404", "0505", AMERICAN)]
+    retreated = {u.name: u.name == "dragoons" for u in game.rules.units}
+    begin = {"procedure": "close_combat", "step": "begin", "bindings": {"combat": 0}}
+    s = position(
+        game,
+        units,
+        [begin],
+        army_morale={AMERICAN: 15, BRITISH: 15},
+        retreated=retreated,
+        extra={"combats": combats},
+    )
+    assert not s.is_terminal() and s.stack[-1].proc == "close_combat"  # the chits
+    # The rest of the combat as if the die had given AM to the British.
+    data = to_json(s)
+    data["stack"] = [
+        data["stack"][0],
+        *applying(("no_effect", "army_morale_loss"), "nj_1", "guards", AMERICAN),
+    ]
+    s = from_json(game, data)
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    assert s.vars["army_morale"][game.side_by_name[BRITISH]] == 14
+    s.apply_action(4)
+    assert "Morale Check: rolled 4, +1 Modified morale = 5." in s.messages
+    finish(s)
+    # The next combat begins at Fatigued: the Guards' morale of 1 (reduced) is 0.
+    units = {"nj_1": "0404", "guards": {"hex": "0505", "steps_lost": 1}}
+    s = position(
+        game,
+        units,
+        [begin],
+        army_morale=to_json(s)["vars"]["army_morale"],
+        extra={"combats": [fight(["nj_1"], ["guards"], "0404", "0505", AMERICAN)]},
+    )
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    s.apply_action(5)
+    roll = next(m for m in s.messages if m.startswith("Close Combat Table:"))
+    assert "Defender's lead unit morale" not in roll  # 1 − 1 = 0
+
+
+def test_withdraw_and_the_flank_chits_have_their_conditions(litmus):
+    """§ series 12.52: "Skirmish, Attack en Echelon, Stand Fast, Withdraw: No
+    restriction. Exception: An all-infantry force may not choose the 'Withdraw'
+    tactic in clear, field, or crops terrain if the attacking force contains
+    any mounted units." "Turn Flank, Refuse Flank: There must be one empty hex
+    adjacent to both players' units (one hex with defending units in it, and
+    one hex with attacking units in it), AND a friendly Leader must be stacked
+    with or adjacent to at least one unit involved in the Close Combat". An
+    ineligible chit gives the opponent one in his favour (12.54)."""
+    game = litmus
+    # The Dragoons (mounted) attack the 1st N.J. in clear 1004: Attack en
+    # Echelon against Withdraw is +1; the infantry's Withdraw is ineligible, +1
+    # more. Scott's Rifles (light infantry) may withdraw.
+    chits = ("Attack en Echelon", "Withdraw")
+    for defender, tactics in (("nj_1", "+2 Tactics"), ("scott_rifles", "+1 Tactics")):
+        units = {"dragoons": "1104", defender: "1004"}
+        combats = [fight(["dragoons"], [defender], "1104", "1004", BRITISH)]
+        [line] = tactics_in_each_combat(game, units, combats, chits, side=BRITISH)
+        assert tactics in line, defender
+    # The 1st N.J. (0404) attacks the Guards (0505): Turn Flank against
+    # Skirmish is +1, with Lee there and the flank hexes 0504 and 0405.
+    chits = ("Turn Flank", "Skirmish")
+    combats = [fight(["nj_1"], ["guards"], "0404", "0505", AMERICAN)]
+    units = {"nj_1": "0404", "lee": "0404", "guards": "0505"}
+    [line] = tactics_in_each_combat(game, units, combats, chits)
+    assert "+1 Tactics" in line
+    # No leader: ineligible (+1 − 1).
+    no_leader = {"nj_1": "0404", "guards": "0505"}
+    [line] = tactics_in_each_combat(game, no_leader, combats, chits)
+    assert "Tactics" not in line
+    # Both flank hexes filled (the 2nd N.J. and the Grenadiers): ineligible.
+    filled = {**units, "nj_2": "0405", "grenadiers": "0504"}
+    [line] = tactics_in_each_combat(game, filled, combats, chits)
+    assert "Tactics" not in line
