@@ -6,10 +6,14 @@ series sections the other files leave unplayed: each puts units of the
 litmus battle (`tests/data/litmus/base.mst`, a small battle on the series
 rules) where the rule decides what happens, plays the engine, and checks the
 outcome the quoted sentence gives. Units a position does not name are not on
-the map.
+the map. Where a rule needs more rifle or artillery units than the litmus
+battle has (two on one side, rifles on both), the position is on Monmouth's
+open ground instead, the series rules unchanged there.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from engine.game import Game
 from engine.los import distance
@@ -1110,3 +1114,116 @@ def test_withdraw_and_the_flank_chits_have_their_conditions(litmus):
     filled = {**units, "nj_2": "0405", "grenadiers": "0504"}
     [line] = tactics_in_each_combat(game, filled, combats, chits)
     assert "Tactics" not in line
+
+
+# ---------------------------------------------------------------- Monmouth: more rifles, guns
+
+
+@pytest.fixture(scope="module")
+def monmouth(monmouth_package) -> Game:
+    """Monmouth's campaign (its rifles and guns on both sides), from the
+    session's one compilation of its rules."""
+    return monmouth_package.load_game({"scenario": "campaign"})
+
+
+def monmouth_position(game: Game, units: dict, stack: list, phasing: str) -> State:
+    """A Monmouth position on turn 10 (units not named are not on the map)."""
+    return from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": "monmouth",
+            "vars": {"turn": 10, "phasing": phasing},
+            "units": {n: {"hex": h} for n, h in units.items()},
+            "stack": [{"procedure": "game", "step": "winner"}, *stack],
+        },
+    )
+
+
+def test_rifle_fire_the_phasing_side_first_each_target_once_results_together(monmouth):
+    """§ series 10.2: "The phasing player must select his target unit(s) before
+    the non-phasing player selects his. If a unit chooses to fire, it must
+    select an adjacent target combat unit. No unit may be the target of more
+    than one Rifle Fire per phase." § series 10.4: "Rifle Fire is considered
+    simultaneous. Results, including Army Morale adjustments, are applied at the
+    same time after both sides have fired. The non-phasing player must execute
+    any retreats before the phasing player." In the British Rifle Fire Phase,
+    on open ground: the Jaeger Korps (0416) and v. Wurmb (0315) are next to
+    Morgan's Riflemen (0316); the 1st New Jersey (0215) is next to v. Wurmb only."""
+    game = monmouth
+    british, american = game.side_by_name[BRITISH], game.side_by_name[AMERICAN]
+    units = {
+        "morgans_riflemen": "0316",
+        "jaeger_korps": "0416",
+        "wurmb_jaegers": "0315",
+        "nj_1": "0215",
+    }
+    phase = {"procedure": "rifle_fire_phase", "step": "phasing_fire", "bindings": {"side": BRITISH}}
+    s = monmouth_position(game, units, [phase], BRITISH)
+    assert s.current_player() == british  # the phasing player first
+    assert options(s) == ["pass", "1st New Jersey", "Morgan's Riflemen"]
+    answer(s, "Morgan's Riflemen")
+    answer(s, "Jaeger Korps")
+    answer(s, "Fire Jaeger Korps at Morgan's Riflemen? yes")
+    answer(s, "Fire v. Wurmb at Morgan's Riflemen? no")
+    s.apply_action(9)  # a hit
+    s.apply_action(damage_face(game, "rifle_fire_damage", "retreat"))
+    # v. Wurmb has not fired, and Morgan's Riflemen are next to it: fired on
+    # once, they are not offered again.
+    assert s.current_player() == british
+    assert options(s) == ["pass", "1st New Jersey"]
+    answer(s, "pass")
+    # Morgan's Riflemen, their R not yet applied, fire back.
+    assert s.current_player() == american
+    assert hex_of(game, s, "morgans_riflemen") == "0316"
+    answer(s, "Jaeger Korps")
+    answer(s, "Fire Morgan's Riflemen at Jaeger Korps? yes")
+    s.apply_action(9)
+    s.apply_action(damage_face(game, "rifle_fire_damage", "retreat"))
+    finish(s)
+    retreats = [m for m in s.messages if " retreats " in m]
+    assert [m.split(" retreats ")[0] for m in retreats] == ["Morgan's Riflemen", "Jaeger Korps"]
+
+
+def test_guns_firing_together_total_their_sps_at_the_farthest_range(monmouth):
+    """§ series 11.2: "No unit may be the target of more than one Defensive
+    Artillery Fire per phase. If more than one artillery unit wants to fire at a
+    unit, the number of SPs firing is totaled and the range of the farthest
+    unit is used to determine the "To Hit" number." In the British player turn
+    Randall's guns (1 SP, 0217) next to the 1st Grenadiers (0316) and Wells's (1
+    SP, 0319) three hexes off, over open ground, fire at them."""
+    game = monmouth
+    units = {
+        "grenadiers_1": "0316",
+        "randall_artillery": "0217",
+        "wells_artillery": "0319",
+    }
+    table = game.tables[game.rules.table_index("fire_table")]
+
+    def to_hit(sps: int, hexes: int) -> int:
+        row = next(r for r in table.rows if r.low <= sps <= (r.high or sps))
+        return row.cells[table.columns.index(hexes)][0]
+
+    phase = {
+        "procedure": "defensive_artillery_fire_phase",
+        "step": "fire",
+        "bindings": {"side": BRITISH},
+    }
+    for wells, needed in (("yes", to_hit(2, 3)), ("no", to_hit(1, 1))):
+        s = monmouth_position(game, units, [phase], BRITISH)
+        answer(s, "1st Grenadiers")
+        while not s.is_chance_node():
+            texts = options(s)
+            if "Fire Wells Artillery at 1st Grenadiers? yes" in texts:
+                answer(s, f"Fire Wells Artillery at 1st Grenadiers? {wells}")
+            elif "Fire Randall Artillery at 1st Grenadiers? yes" in texts:
+                answer(s, "Fire Randall Artillery at 1st Grenadiers? yes")
+            else:
+                s.apply_action(s.legal_actions()[0])
+        s.apply_action(0)  # a miss
+        assert (
+            f"Artillery Fire at 1st Grenadiers: 0 misses ({needed} or more needed)." in s.messages
+        )
+        # Wells's guns, ready or not, are never offered the same target again.
+        assert s.is_terminal() or "1st Grenadiers" not in options(s)
+    assert to_hit(2, 3) != to_hit(1, 1)
