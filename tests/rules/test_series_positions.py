@@ -639,13 +639,16 @@ def test_a_unit_rallies_on_a_morale_check_with_its_leaders_drm(litmus):
     rally attempts, the Leader in command may add his Leadership DRM to all
     combat units in his hex." The disrupted 2nd N.J. (morale 1) rolls a 3: 4
     fails, 5 with Lee (+1) passes; the disrupted 1st N.J., next to the Guards,
-    may not try."""
+    may not try. § series 16.1: Army Morale is adjusted when "A unit rallies
+    (+1)"."""
     game = litmus
     units = {"nj_2": "0304", "nj_1": "0404", "guards": "0505"}
     s = rally(game, units, 3, nj_1="disrupted", nj_2="disrupted")
     assert order_of(game, s, "nj_2") == "disrupted"
+    assert s.vars["army_morale"][game.side_by_name[AMERICAN]] == 15
     s = rally(game, {**units, "lee": "0304"}, 3, nj_1="disrupted", nj_2="disrupted")
     assert order_of(game, s, "nj_2") == "parade_order"
+    assert s.vars["army_morale"][game.side_by_name[AMERICAN]] == 16
     assert "Morale Check: rolled 3, +1 Modified morale, +1 Leadership DRM = 5." in s.messages
     assert order_of(game, s, "nj_1") == "disrupted"
     assert sum("Morale Check: rolled" in m for m in s.messages) == 1  # the 1st N.J. never tried
@@ -1227,3 +1230,72 @@ def test_guns_firing_together_total_their_sps_at_the_farthest_range(monmouth):
         # Wells's guns, ready or not, are never offered the same target again.
         assert s.is_terminal() or "1st Grenadiers" not in options(s)
     assert to_hit(2, 3) != to_hit(1, 1)
+
+
+# ---------------------------------------------------------------- 12.14
+
+
+def test_a_diversion_spares_one_stack_and_shifts_the_odds_of_its_neighbours(litmus):
+    """§ series 12.14: "During each Close Combat phase, the phasing player may
+    designate one stack of defending units as receiving a Diversion. The
+    Attacker does not attack these defending units, but the adjacent Attacker's
+    units that created the Diversion must attack some other enemy units. All
+    attacking units which are adjacent to the defending units receiving the
+    Diversion are penalized by having the odds in the Close Combat(s) in which
+    they are involved shifted one column to the left". § series 13.1: "Pinned
+    defending units may not receive a diversion." The 1st and 2nd N.J. (8 SPs,
+    1004) are next to the Guards (1003) and the Grenadiers (4 SPs, 1104)."""
+    game = litmus
+    units = {"nj_1": "1004", "nj_2": "1004", "guards": "1003", "grenadiers": "1104"}
+    phase = {"procedure": "close_combat_phase", "step": "designate", "bindings": {"side": AMERICAN}}
+    s = position(game, units, [phase])
+    assert {"place the Diversion on 1003", "place the Diversion on 1104"} <= set(options(s))
+    answer(s, "place the Diversion on 1003")
+    # The Guards are not attacked; the New Jersey regiments must attack the
+    # Grenadiers (no pass, no second Diversion).
+    assert options(s) == ["attack 1104 from 1004"]
+    answer(s, "attack 1104 from 1004")
+    table = game.tables[game.rules.table_index("close_combat_table")]
+    while "odds" not in s.stack[-1].b:
+        s.apply_action(s.legal_actions()[0])
+    assert table.columns[s.stack[-1].b["odds"]] == (3, 2)  # 8 to 4 is 2:1, shifted left
+    # Pinned, the Guards may not receive it.
+    pinned = {u.name: u.name == "guards" for u in game.rules.units}
+    s = position(game, units, [phase], pinned=pinned)
+    assert "place the Diversion on 1003" not in options(s)
+    assert "place the Diversion on 1104" in options(s)
+
+
+# ---------------------------------------------------------------- 16.2
+
+
+def test_the_army_morale_level_gives_the_initiative_drm(litmus):
+    """§ series 16.21: "If an army is considered at High Morale the Initiative
+    DRM for that army is +1"; 16.22: "If an army is Fatigued, the Initiative DRM
+    for that army is 0"; 16.23: "If an army is Wavering, the Initiative DRM for
+    that army is –1." (The litmus track: High from 15, Fatigued 10–14, Wavering
+    1–9, provisional.) Both players roll a 5 for the initiative (6.1)."""
+    game = litmus
+    roll = [{"procedure": "initiative", "step": "roll"}]
+    for american, british, winner in ((15, 12, AMERICAN), (12, 5, AMERICAN), (5, 12, BRITISH)):
+        s = position(game, {}, roll, army_morale={AMERICAN: american, BRITISH: british})
+        s.apply_action(5)
+        s.apply_action(5)
+        assert s.vars["initiative_side"] == game.side_by_name[winner], (american, british)
+    drm = {
+        level: dict(
+            modifiers_of(
+                position(
+                    game,
+                    {},
+                    [],
+                    army_morale={AMERICAN: level, BRITISH: 15},
+                    extra={"terminal": True},
+                ),
+                "initiative_drm",
+                {"side": game.side_by_name[AMERICAN]},
+            )
+        ).get("Army Morale", 0)
+        for level in (15, 12, 5)
+    }
+    assert drm == {15: 1, 12: 0, 5: -1}
