@@ -1299,3 +1299,81 @@ def test_the_army_morale_level_gives_the_initiative_drm(litmus):
         for level in (15, 12, 5)
     }
     assert drm == {15: 1, 12: 0, 5: -1}
+
+
+# ---------------------------------------------------------------- 10.3, 11.3
+
+
+def fire_table_number(game: Game, sps: int, hexes: int) -> int:
+    """The Fire Table's "To Hit" number for these SPs at this range."""
+    table = game.tables[game.rules.table_index("fire_table")]
+    row = next(r for r in table.rows if r.low <= sps <= (r.high or sps))
+    return row.cells[table.columns.index(hexes)][0]
+
+
+def test_the_fire_procedure_hits_on_the_to_hit_number_and_rolls_damage_unmodified(litmus):
+    """§ series 10.3: "STEP 1: The firing player cross references his firing SPs
+    on the "adjacent" column of the Fire Table to determine the "To Hit" number.
+    STEP 2: ... The result is modified by all applicable DRMs given in the Fire
+    Combat DRM Table. ... If it is equal to or greater than the "To Hit" number,
+    a hit is scored. STEP 3: If a hit is scored, a second (unmodified) die roll
+    is made on the Rifle Fire Damage Table ... After applying the results, make
+    any Army Morale adjustments that are required." § series 11.3: "STEP 1: The
+    firing player cross references his SPs with the range to the target on the
+    Fire Table", steps 2 and 3 the same on the Artillery Fire Damage Table.
+    The Guards stand in the orchard of 1003 (its DRM −1); Scott's Rifles (2
+    SPs, first fire +1) fire from 0903, the American guns (2 SPs) from 0803,
+    two hexes off."""
+    game = litmus
+    morale = {AMERICAN: 15, BRITISH: 15}
+    rifles = {
+        "procedure": "rifle_fire_phase",
+        "step": "phasing_fire",
+        "bindings": {"side": AMERICAN},
+    }
+    guns = {
+        "procedure": "defensive_artillery_fire_phase",
+        "step": "fire",
+        "bindings": {"side": BRITISH},
+    }
+    cases = [
+        # (units, phase, phasing, firer, table, "To Hit", the DRMs' total)
+        (
+            {"scott_rifles": "0903"},
+            rifles,
+            AMERICAN,
+            "Scott's Rifles",
+            "rifle_fire_damage",
+            fire_table_number(game, 2, 1),
+            0,
+        ),
+        (
+            {"us_guns": "0803"},
+            guns,
+            BRITISH,
+            "American Artillery",
+            "artillery_fire_damage",
+            fire_table_number(game, 2, 2),
+            -1,
+        ),
+    ]
+    for units, phase, phasing, firer, damage, needed, drm in cases:
+        for face, hits in ((needed - drm, True), (needed - drm - 1, False)):
+            s = position(
+                game, {**units, "guards": "1003"}, [phase], phasing=phasing, army_morale=morale
+            )
+            answer(s, "Guards")
+            answer(s, f"Fire {firer} at Guards? yes")
+            s.apply_action(face)
+            verdict = "hits" if hits else "misses"
+            told = f"Fire at Guards: {face + drm} {verdict} ({needed} or more needed)."
+            assert any(m.endswith(told) for m in s.messages), face
+            if not hits:
+                assert s.is_terminal()  # no damage roll
+                continue
+            am = damage_face(game, damage, "army_morale_loss")
+            s.apply_action(am)
+            named = game.rules.tables[game.rules.table_index(damage)].title
+            assert any(m.startswith(f"{named}: rolled {am} = {am} →") for m in s.messages)
+            finish(s)
+            assert s.vars["army_morale"][game.side_by_name[BRITISH]] == 14
