@@ -1377,3 +1377,40 @@ def test_the_fire_procedure_hits_on_the_to_hit_number_and_rolls_damage_unmodifie
             assert any(m.startswith(f"{named}: rolled {am} = {am} →") for m in s.messages)
             finish(s)
             assert s.vars["army_morale"][game.side_by_name[BRITISH]] == 14
+
+
+def test_terrain_costs_add_up_but_a_slope_creek_is_a_type_of_its_own(monmouth):
+    """§ series 9.4: "All terrain effects of hexes and hexsides on movement are
+    cumulative. Exceptions: Up Slope/Creek and Down Slope/Creek hexsides are
+    each treated as a distinct combined terrain type as indicated on the
+    Terrain Effect Chart (i.e. when reading Up Slope/Creek, ignore the Up Slope
+    and Creek effects)." On Monmouth's map: the light forest of 0914 entered
+    from 1014 and, across a creek, from 0913; the creek alone (0617 → 0618),
+    a slope alone (1412 → 1511, up) and the slope/creek 1717 → 1718 (up), all
+    between clear hexes. The costs are the TEC's (provisional)."""
+    game = monmouth
+    board = game.rules.board
+
+    def spent(unit: str, start: str, to: str) -> int:
+        phase = {"procedure": "movement_phase", "step": "move", "bindings": {"side": AMERICAN}}
+        s = monmouth_position(game, {unit: start}, [phase], AMERICAN)
+        return move(game, s, unit, to)["spent"]
+
+    terrain = [t.name for t in game.rules.terrain]
+    assert [terrain[board.terrain[game.hex_by_label[h]]] for h in ("0914", "1717", "1718")] == [
+        "light_forest",
+        "clear",
+        "clear",
+    ]
+    # Infantry: the forest and the creek add up.
+    creek = spent("nj_1", "0617", "0618") - spent("nj_1", "1716", "1717")
+    assert creek > 0
+    assert spent("nj_1", "0913", "0914") == spent("nj_1", "1014", "0914") + creek
+    # Artillery (for which the combined type differs from the sum): up the
+    # slope/creek it pays neither the slope's nor the creek's cost.
+    clear = spent("randall_artillery", "1716", "1717")
+    creek = spent("randall_artillery", "0617", "0618") - clear
+    slope = spent("randall_artillery", "1412", "1511") - clear
+    combined = spent("randall_artillery", "1717", "1718") - clear
+    assert combined < slope + creek
+    assert combined == 3  # the TEC's Up Slope/Creek for artillery
