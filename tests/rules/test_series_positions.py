@@ -138,9 +138,9 @@ def test_six_sps_and_one_artillery_unit_stack_and_leaders_do_not_count(litmus):
 def test_no_unit_moves_or_retreats_through_a_hex_over_the_limit(litmus):
     """§ series 7.2: "Stacking limits apply at all times, including during
     movement and retreat — a unit may never move or retreat through a hex in
-    excess of stacking limits." The Grenadiers (4 SPs) may not pass through the
-    hex where the Guards (5) stand, though they would end beyond it; retreating,
-    with that hex their only way out, they are captured (13.23)."""
+    excess of stacking limits." The Grenadiers (4 SPs) may not step into the
+    hex where the Guards (5) stand, not even on their way through it;
+    retreating, with that hex their only way out, they are captured (13.23)."""
     game = litmus
     s = movement(game, {"grenadiers": "1405", "guards": "1505"}, side=BRITISH)
     assert not may_step(game, s, "grenadiers", "1505")
