@@ -65,7 +65,8 @@ def test_every_row_has_a_verdict_and_says_why_when_short_of_faithful():
 
 def test_the_tally_counts_the_rows():
     """The page's Tally is the count of each verdict in each text's rows (it had
-    drifted once, a row moved to faithful and the tally left as it was)."""
+    drifted once, a row moved to faithful and the tally left as it was), and of
+    each basis."""
     text = FIDELITY.read_text(encoding="utf-8")
     tally = {
         m.group(1): [int(n) for n in m.groups()[1:]]
@@ -77,6 +78,16 @@ def test_the_tally_counts_the_rows():
         for doc, doc_rows in rows().items()
     }
     assert tally == counted
+    # The second table counts each text's rows by basis.
+    by_basis = {
+        m.group(1): [int(n) for n in m.groups()[1:]]
+        for m in re.finditer(r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \|$", text, re.M)
+    }
+    bases = ["test", "docs", "read"]
+    assert by_basis == {
+        doc: [sum(1 for r in doc_rows if r[3] == basis) for basis in bases]
+        for doc, doc_rows in rows().items()
+    }
 
 
 def test_rows_based_on_a_test_have_a_test_naming_them():
