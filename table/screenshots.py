@@ -92,6 +92,7 @@ def shoot(out: Path) -> list[Path]:
                 if battle == "monmouth":
                     shots += _combat_and_replay(page, table, url, out)
                     shots += _results_and_refusal(page, table, url, out)
+                    shots.append(rule_choices(page, url, out))
         browser.close()
     return shots
 
@@ -120,6 +121,29 @@ def _combat_and_replay(page: Page, table: Table, url: str, out: Path) -> list[Pa
     replay = out / "monmouth-replay.png"
     page.screenshot(path=str(replay))
     return [combat, replay]
+
+
+def rule_choices(page: Page, url: str, out: Path) -> Path:
+    """The Rules list of Monmouth's campaign game, open: Molly Pitcher ticked with her
+    Historical Deployment Option under her, and Pro-British (Pro-American unticked)."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.select_option("#scenario", "campaign")
+    page.click("#rulesbox summary")
+    for name in ("molly_pitcher", "historical_molly_pitcher", "pro_british"):
+        page.check(f'#rulechoices input[name="{name}"]')
+    box = page.locator("#rulechoices").bounding_box()
+    assert box is not None
+    shot = out / "monmouth-rules.png"
+    pad = 12
+    clip = {
+        "x": max(box["x"] - pad, 0),
+        "y": 0,
+        "width": box["width"] + 2 * pad,
+        "height": box["y"] + box["height"] + pad,
+    }
+    page.screenshot(path=str(shot), clip=clip)
+    return shot
 
 
 def _account_shows(words: str) -> Callable[[Page], bool]:

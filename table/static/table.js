@@ -372,7 +372,7 @@ function showRuleChoices() {
     input.checked = r.on;
     input.addEventListener("change", () => ruleTicked(r, input.checked));
     label.append(input, ` ${r.title} `, el("span", { class: "flag" }, `(${RULE_FLAGS[r.flag]})`));
-    if (r.part_of) label.append(el("span", { class: "part-of" }, ` played with ${r.part_of_title} only`));
+    if (r.part_of) label.append(el("span", { class: "part-of" }, `played with ${r.part_of_title} only`));
     box.append(label);
   }
   keepRulesTogether();
