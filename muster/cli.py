@@ -248,6 +248,13 @@ def parser() -> argparse.ArgumentParser:
     sk.add_argument("--games", type=_positive, default=200, help="games per scenario (default 200)")
     sk.add_argument("--scenario", help="soak only this scenario")
     sk.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    sk.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=on|off",
+        help="switch a rule on or off in every game (repeatable), as `muster play` does",
+    )
     sk.add_argument("--report", help="write the Markdown report here (default: stdout)")
     sk.add_argument("--counts", help="write the firing counts as JSON (for muster coverage --soak)")
     sk.add_argument(

@@ -1,4 +1,4 @@
-"""`--rule name=on|off`: the switches `muster play` and `muster simulate` take.
+"""`--rule name=on|off`: the switches `muster play`, `simulate` and `soak` take.
 
 Its own module so that both commands read it the same way without one
 importing the other.

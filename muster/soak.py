@@ -43,6 +43,7 @@ from engine.game import Game
 from engine.rules import Rules
 from engine.sources import rule_line, rule_place_of
 from engine.state import ON_MAP, State
+from muster.rule_switches import rule_switches
 
 BOTS = ("random", "eager", "heuristic")
 NO_REASON = "**no reason given**"
@@ -172,6 +173,8 @@ class SoakReport:
     problems: list[Problem]
     firing: Counter[tuple[str, str]]
     switches: dict[str, bool]  # each rule switch: on in some scenario soaked
+    rules: dict[str, bool] = field(default_factory=dict)  # the switches chosen (`--rule`)
+    first_seed: int = 1
 
 
 class Invariants:
@@ -263,15 +266,20 @@ def soak(
     games: int,
     first_seed: int = 1,
     progress: Any = None,
+    rules: dict[str, bool] | None = None,
 ) -> SoakReport:
-    """Play `games` games of each scenario (none: the battle's default game)."""
+    """Play `games` games of each scenario (none: the battle's default game), with the
+    rule switches `rules` chosen (as `muster play --rule` chooses them)."""
     firing_total: Counter[tuple[str, str]] = Counter()
     runs: list[ScenarioRun] = []
     problems: list[Problem] = []
     switches: dict[str, bool] = {}
     stack_ok = getattr(package.rules, define_name("stack_ok"), None)
     for scenario in scenarios or [""]:
-        game = package.load_game({"scenario": scenario} if scenario else {})
+        params: dict[str, Any] = {"scenario": scenario} if scenario else {}
+        if rules:
+            params["rules"] = rules
+        game = package.load_game(params)
         game.firing = Firing(game.rules)
         for name, on in game.switch_on.items():
             switches[name] = switches.get(name, False) or on
@@ -288,7 +296,7 @@ def soak(
         run.seconds = time.perf_counter() - start
         runs.append(run)
         firing_total.update(game.firing.counts)
-    return SoakReport(battle, runs, problems, firing_total, switches)
+    return SoakReport(battle, runs, problems, firing_total, switches, dict(rules or {}), first_seed)
 
 
 def reason_key(d: Declaration) -> str:
@@ -364,6 +372,22 @@ def _cites(cites: tuple[ir.Cite, ...]) -> str:
     return "; ".join(f"§ {doc} {', '.join(secs)}" for doc, secs in by_doc.items()) or "—"
 
 
+def soak_command(report: SoakReport, games: int) -> str:
+    """The command that makes the report."""
+    words = [f"muster soak {report.battle} --games {games}"]
+    if report.first_seed != 1:
+        words.append(f"--first-seed {report.first_seed}")
+    words += [f"--rule {name}={'on' if on else 'off'}" for name, on in report.rules.items()]
+    return " ".join(words)
+
+
+def rules_chosen(rules: dict[str, bool]) -> str:
+    """The rule switches chosen for the soak, in words (none: the scenarios' own)."""
+    if not rules:
+        return ""
+    return ", " + ", ".join(f"{name} {'on' if on else 'off'}" for name, on in rules.items())
+
+
 def markdown(
     report: SoakReport,
     games: int,
@@ -375,9 +399,10 @@ def markdown(
     lines = [
         f"# Soak: {report.battle}",
         "",
-        f"`muster soak {report.battle} --games {games}`: {games} games per scenario, seeds 1–"
-        f"{games}; the games take random bots, eager bots (which rarely pass) and"
-        " heuristic bots (which make for the battle's objectives) in turn, starting with"
+        f"`{soak_command(report, games)}`: {games} games per scenario, seeds"
+        f" {report.first_seed}–{report.first_seed + games - 1}"
+        f"{rules_chosen(report.rules)}; the games take random bots, eager bots (which rarely"
+        " pass) and heuristic bots (which make for the battle's objectives) in turn, starting with"
         " random.",
         "Invariants checked after every action: one location per unit, step counts,"
         " Army Morale bounds (16.3), and stacking (7.1) at the start of every game turn.",
@@ -467,7 +492,8 @@ def cmd_soak(args: argparse.Namespace) -> int:
             print(f"  {scenario}: {done}/{total} games", file=sys.stderr, flush=True)
 
     reasons = read_reasons(Path(args.reasons)) if args.reasons else {}
-    report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress)
+    chosen = rule_switches(args.rule) if args.rule else None
+    report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress, chosen)
     tested = fired_in_tests(rules, args.ruleset)
     decls = declarations(rules, package.load_game().rules)
     text = markdown(report, args.games, decls, tested, reasons)

@@ -49,6 +49,24 @@ def test_a_two_game_soak_reports_no_problem_and_counts_what_fired(tmp_path, caps
     assert any(k.startswith("table:") for k in data["counts"])
 
 
+def test_a_soak_plays_the_rules_chosen_and_says_so(tmp_path, capsys):
+    """`--rule` as `muster play` takes it: every game plays with the switch, the
+    report's command and its text name it, and the rule's step is passed over
+    (its switch's arm `else`, never `then`)."""
+    report, counts = tmp_path / "soak.md", tmp_path / "soak.json"
+    args = ["soak", "training", "--games", "2", "--first-seed", "5", "--rule", "withdrawal=off"]
+    assert main([*args, "--report", str(report), "--counts", str(counts), "--quiet"]) == 0
+    text = report.read_text()
+    assert text.count("`muster soak training --games 2 --first-seed 5 --rule withdrawal=off`")
+    assert "seeds 5–6, withdrawal off;" in text
+    fired = json.loads(counts.read_text())["counts"]
+    assert fired["step:close_combat.withdraw"] > 0
+    assert fired["branch:close_combat@1:else"] == fired["step:close_combat.withdraw"]
+    assert "branch:close_combat@1:then" not in fired
+    assert main([*args[:4], "--rule", "withdrawl=off", "--quiet"]) == 1  # (as muster play)
+    assert "unknown rule switch 'withdrawl'" in capsys.readouterr().err
+
+
 def test_the_soak_of_a_library_is_refused(capsys):
     assert main(["soak", str(RULESETS / "series"), "--games", "1"]) == 2
     assert "library" in capsys.readouterr().err
