@@ -330,6 +330,19 @@ def _rule_choices(rules: Rules, scenario: ScenarioSpec | None) -> list[dict[str,
     ]
 
 
+def _rules_set(rules: Rules, scenario: ScenarioSpec | None) -> dict[str, list[str]]:
+    """The rules a game of `scenario` plays or leaves out whatever the players choose,
+    by title: the battle's special rules and the scenario's on, and the rules the
+    scenario says it does not use."""
+    defaults = scenario_defaults(rules, scenario)
+    chosen = {sw.name for sw in players_choice(rules, scenario)}
+    not_used = set(scenario.rules_off) if scenario is not None else set()
+    return {
+        "on": [sw.title for sw in rules.switches if defaults[sw.name] and sw.name not in chosen],
+        "off": [sw.title for sw in rules.switches if sw.name in not_used],
+    }
+
+
 def _rules_played(game: Game) -> list[dict[str, Any]]:
     """The players' rules of a game in play, each on or off (the page lists them)."""
     return [
@@ -356,11 +369,13 @@ async def battle(request: Request) -> Response:
                     "name": sc.name,
                     "title": sc.title,
                     "rules": _rule_choices(rules, sc),
+                    "rules_set": _rules_set(rules, sc),
                 }
                 for sc in rules.scenarios
             ],
             # A battle without scenarios: the rules its players choose.
             "rules": [] if rules.scenarios else _rule_choices(rules, None),
+            "rules_set": _rules_set(rules, None),
             "bots": table_bots(),
             "bot_titles": {b: bot_title(b) for b in {*table_bots(), t.defaults["bot"]}},
             "defaults": t.defaults,

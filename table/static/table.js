@@ -365,7 +365,6 @@ function showRuleChoices() {
   box.innerHTML = "";
   const sc = battle.scenarios.find((x) => x.name === $("scenario").value);
   const choices = sc ? sc.rules : battle.rules;
-  $("rulesbox").hidden = !choices.length;
   for (const r of choices) {
     const label = el("label", { class: r.part_of ? "rule within" : "rule" });
     const input = el("input", { type: "checkbox", name: r.name });
@@ -375,6 +374,11 @@ function showRuleChoices() {
     if (r.part_of) label.append(el("span", { class: "part-of" }, `played with ${r.part_of_title} only`));
     box.append(label);
   }
+  // The rules the scenario sets, which the players do not choose.
+  const set = sc ? sc.rules_set : battle.rules_set;
+  if (set.on.length) box.append(el("div", { class: "rules-set", id: "rules-set-on" }, `Always played here: ${set.on.join(", ")}.`));
+  if (set.off.length) box.append(el("div", { class: "rules-set", id: "rules-set-off" }, `Not used in this scenario: ${set.off.join(", ")}.`));
+  $("rulesbox").hidden = !choices.length && !set.on.length && !set.off.length;
   keepRulesTogether();
 }
 

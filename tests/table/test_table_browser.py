@@ -213,6 +213,8 @@ def test_the_players_tick_the_rules_they_play_with(server, page):
     page.select_option("#scenario", "holding_action")  # Molly Pitcher is not used there
     assert page.locator('#rulechoices input[name="molly_pitcher"]').count() == 0
     assert page.locator(option).count() == 0
+    assert "Molly Pitcher" in page.text_content("#rules-set-off")  # (6.27, said)
+    assert "Hedgerow" in page.text_content("#rules-set-on")
     page.uncheck('#rulechoices input[name="diversion"]')
     page.check('#rulechoices input[name="pro_british"]')
     page.check('#rulechoices input[name="pro_american"]')  # (never both: V, 5.1/5.2)

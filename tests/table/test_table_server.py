@@ -647,6 +647,16 @@ def test_the_players_choose_the_optional_advanced_and_play_balance_rules(client,
     assert (option["part_of"], option["part_of_title"]) == ("molly_pitcher", "Molly Pitcher")
     pro = {r["name"]: r["excludes"] for r in scenarios["campaign"] if r["name"].startswith("pro_")}
     assert pro == {"pro_british": ["pro_american"], "pro_american": ["pro_british"]}
+    # What the scenario sets, not the players (6.18: the rules Lee's Advance does not use).
+    set_by = {sc["name"]: sc["rules_set"] for sc in client.get("/api/battle").json()["scenarios"]}
+    assert "Heat Game Turns" in set_by["lees_advance"]["on"]
+    assert set(set_by["lees_advance"]["off"]) == {
+        "Molly Pitcher",
+        "British Rear Guard Maneuver Zone",
+        "Restrictions and penalties associated with Lee's movement",
+        "Procedures and consequences for relieving Lee of command",
+    }
+    assert set_by["campaign"]["off"] == [] and "Diversion" not in set_by["campaign"]["on"]
 
     chosen = {"diversion": False, "pro_american": True}
     r = client.post(
