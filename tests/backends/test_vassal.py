@@ -1043,3 +1043,24 @@ def test_each_scenario_sets_the_hex_the_set_up_button_centres_on(modules, battle
         hx, hy = vassal_centre(params, hex_)
         best = min((px - mx) ** 2 + (py - my) ** 2 for px, py in points)
         assert (hx - mx) ** 2 + (hy - my) ** 2 <= best + 1, sc.name
+
+
+def test_the_help_page_says_which_rules_each_scenario_plays(modules):
+    """A VASSAL player has no engine to keep the rules: the help page says, per
+    scenario, the rules always played, those not used (Monmouth 6.18 for Lee's
+    Advance) and those the players choose, an option with its rule only (4.4) and
+    the play-balance rules one or the other (V)."""
+    _rules, vmod = modules["monmouth"]
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        page = z.read("help.html").decode("utf-8")
+    lees = page.split("<h3>Scenario I: Lee's Advance</h3>")[1].split("<h3>")[0]
+    assert "<p>Always played: Heat Game Turns, Command &amp; Control.</p>" in lees
+    assert "Not used: Molly Pitcher, British Rear Guard Maneuver Zone," in lees
+    assert "Pro-American (play balance; not with Pro-British)" in lees
+    assert "Molly Pitcher (optional)" not in lees
+    campaign = page.split("(Campaign Game)</h3>")[1].split("<h3>")[0]
+    assert "Molly Pitcher: Historical Deployment Option (optional; with Molly Pitcher only)" in (
+        campaign
+    )
+    assert "Momentum Chits (advanced, played unless left out)" in campaign
+    assert "Not used:" not in campaign

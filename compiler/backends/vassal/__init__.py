@@ -46,6 +46,8 @@ from compiler.check.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.game import Game
+from engine.rule_switches import PLAYERS_CHOOSE, players_choice, scenario_defaults
+from engine.rules import RuleSwitchSpec
 
 Step = Callable[[], dict[str, bytes]]
 
@@ -97,6 +99,41 @@ def setup_description(su: SetUp, rules: ir.Ruleset) -> str:
             + (f"; the others: {more}." if more else ".")
         )
     return "\n".join(lines)
+
+
+def rules_description(game: Game) -> str:
+    """The scenario's rules as the engine plays them, for a VASSAL player who has no
+    engine to keep them: those it always plays, those it does not use, and those
+    the players choose (an option of a rule with it only; two that exclude each
+    other, one or the other)."""
+    rules, scenario = game.rules, game.scenario
+    defaults = scenario_defaults(rules, scenario)
+    offered = players_choice(rules, scenario)
+    chosen = {sw.name for sw in offered}
+    titles = {sw.name: text(sw.title) for sw in rules.switches}
+    lines = []
+    played = [
+        titles[sw.name] for sw in rules.switches if defaults[sw.name] and sw.name not in chosen
+    ]
+    if played:
+        lines.append(f"Always played: {', '.join(played)}.")
+    if scenario is not None and scenario.rules_off:
+        lines.append(f"Not used: {', '.join(titles[n] for n in scenario.rules_off)}.")
+    if offered:
+        lines.append(
+            f"The players choose: {', '.join(_choice(sw, titles, chosen) for sw in offered)}."
+        )
+    return "\n".join(lines)
+
+
+def _choice(sw: RuleSwitchSpec, titles: dict[str, str], chosen: set[str]) -> str:
+    """A rule the players choose, in words: its title, its kind and what goes with it."""
+    kind = next(f for f in sw.flags if f in PLAYERS_CHOOSE).replace("_", " ")
+    notes = [kind + (", played unless left out" if sw.default else "")]
+    if sw.part_of:
+        notes.append(f"with {titles[sw.part_of]} only")
+    notes += [f"not with {titles[x]}" for x in sw.excludes if x in chosen]
+    return f"{titles[sw.name]} ({'; '.join(notes)})"
 
 
 def _start_level(traits: tuple, reduced: bool) -> tuple:
@@ -286,7 +323,9 @@ class _ModuleWork:
             su = scenario_setup(rules, sc, self.game_of(sc.name))
             views.append(start_hex(su, self.grid))
             desc = setup_description(su, rules)
-            notes.append((text(sc.title), desc))
+            notes.append(
+                (text(sc.title), "\n".join([desc, rules_description(self.game_of(sc.name))]))
+            )
             saves[f"{sc.name}.vsav"] = savefile(
                 saved_setup(rules, su, self.pieces, self.grid, self.board, number),
                 metadata(text(sc.title), desc),
