@@ -320,12 +320,11 @@ class _ModuleWork:
         moduledata = metadata(text(rules.title), description(rules))
         setups, saves, notes, views = [], {}, [], []
         for number, sc in enumerate(rules.scenarios):
-            su = scenario_setup(rules, sc, self.game_of(sc.name))
+            game = self.game_of(sc.name)
+            su = scenario_setup(rules, sc, game)
             views.append(start_hex(su, self.grid))
             desc = setup_description(su, rules)
-            notes.append(
-                (text(sc.title), "\n".join([desc, rules_description(self.game_of(sc.name))]))
-            )
+            notes.append((text(sc.title), "\n".join([desc, rules_description(game)])))
             saves[f"{sc.name}.vsav"] = savefile(
                 saved_setup(rules, su, self.pieces, self.grid, self.board, number),
                 metadata(text(sc.title), desc),
