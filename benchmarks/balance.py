@@ -259,7 +259,14 @@ heuristic,heuristic --seed N`) and trying the bot otherwise have shown.
   Wayne's rose from 17 to 27 (left alone when the unit beside him moves
   first, then stopped by a zone of control), the British still won 28
   (two draws), and in Lee's Advance the British won 26 of 30 where they
-  had won 22: not kept. Not counting artillery as holding an objective (the
+  had won 22: not kept. On the evening of 7 December, in the evaluation
+  alone: a leader with no escort within an enemy unit's allowance counted
+  against his side by what his capture would cost (the victory the rules
+  would then award, and his command). Seed 8's Virginia battalion then
+  stays with Washington and Lee, yet over 30 games Washington was still
+  captured 12 times (13), Lee 13 (14), Wayne 16 (17), and the British won
+  29 of 30: the leaders are lost in other ways, and it was not kept.
+  Not counting artillery as holding an objective (the
   victory conditions except it, and the bot moved a regiment off the
   bridge once an artillery unit stood there: seed 2, 1712) took the
   bridge's victories from 35 % to 20 % of 60 games and the British won
