@@ -266,6 +266,14 @@ heuristic,heuristic --seed N`) and trying the bot otherwise have shown.
   stays with Washington and Lee, yet over 30 games Washington was still
   captured 12 times (13), Lee 13 (14), Wayne 16 (17), and the British won
   29 of 30: the leaders are lost in other ways, and it was not kept.
+  How they are lost (the same 30 games, as the bot is): of Washington's 13
+  captures, 8 come when British units walk into his hex in their
+  Movement Phase (14.32), 3 when they advance into it after a close
+  combat, 2 with his stack in a close combat; Lee's 14 and Wayne's 17
+  alike (9 and 12 in the British Movement Phase). A leader is left alone
+  between his own move and the enemy's mostly by what happens to his
+  escort in between (fire, close combat, retreats), which a look-ahead
+  of one decision does not see.
   Not counting artillery as holding an objective (the
   victory conditions except it, and the bot moved a regiment off the
   bridge once an artillery unit stood there: seed 2, 1712) took the
