@@ -145,6 +145,12 @@ SAME_GAMES = {
     "ff518dc2192aef006128016a66a77b89fd697ffbf42739f040d0242104c68605": (
         "b1da0b665155abd8732548e8a75084c7159f77464cef01457c0ec0da48c2f869"
     ),
+    # Newtown, 7 December (evening): 5.5.1's Automatic Ambush is `part_of` 5.5's
+    # Indian Ambush. No scenario's own switches change; the 18 seeded games play the
+    # same actions and accounts.
+    "b1da0b665155abd8732548e8a75084c7159f77464cef01457c0ec0da48c2f869": (
+        "74488d67f91b6f981bb0a16bb501fbb7a80c5fa414002a891d3588d41d7ac5c4"
+    ),
 }
 
 

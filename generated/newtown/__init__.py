@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b1da0b665155abd8732548e8a75084c7159f77464cef01457c0ec0da48c2f869'
+RULES_HASH = '74488d67f91b6f981bb0a16bb501fbb7a80c5fa414002a891d3588d41d7ac5c4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -239,7 +239,7 @@ def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifl
 def define__examination_penalty(s):  # 'rulesets/series/components.mst:126': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
-def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:371': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
+def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:372': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
     return (((q.unit_morale(s, a_u) + (1 if s.vars['honor'][a_u] else 0)) + (1 if define__platoon_parent(s, a_u)
         else 0)) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
@@ -390,7 +390,7 @@ def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:
     return any(((q.adjacent(s, e0, (s.unit_hex[a_target] if s.unit_status[a_target] == ON_MAP else -1)) and (len(s.units_by_hex().get(e0, ())) == 0))
         and (not q.prohibited(s, e0))) for e0 in q.hexes_around(s, (s.unit_hex[a_firer] if s.unit_status[a_firer] == ON_MAP else -1)))
 
-def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:365': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
+def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:366': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8, 6.1.4, 6.1.5
     return (((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
         and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT)
         and define__attached(s, a_u))))
@@ -566,31 +566,31 @@ def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:18
     return ((((define__warrior(s, a_u) and UNIT_COMBAT[a_u]) and (UNIT_PROPS['tribe'][a_u] != 'mohawk')) and (not s.vars['failed_resolve'][a_u]))
         and define__under_the_guns(s, a_u))
 
-def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:331': 'Indian ferocity' § newtown 5.6
+def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:332': 'Indian ferocity' § newtown 5.6
     return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP
         else -1)) == TERRAIN__WOODS)) and define__parade(s, a_u)) and (not s.vars['failed_resolve'][a_u]))
 
-def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:377': 'May retreat before combat' § newtown 5.7, 5.4.3
+def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:378': 'May retreat before combat' § newtown 5.7, 5.4.3
     return ((((s.unit_status[a_u] == ON_MAP) and UNIT_COMBAT[a_u]) and (not s.vars['retreated'][a_u])) and (not s.vars['failed_resolve'][a_u]))
 
-def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:380': "Adjacent to the combat's defenders" § newtown 5.7.1
+def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:381': "Adjacent to the combat's defenders" § newtown 5.7.1
     return define__next_to_any(s, (s.unit_hex[a_u] if s.unit_status[a_u] == ON_MAP else -1), q.defense_hexes(s, a_combat))
 
-def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:384': 'The two sides of the combat remain adjacent' § newtown 5.7.1
+def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:385': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
 
-def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:462': 'A woods, orchard or corn hex' § newtown 5.8
+def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:463': 'A woods, orchard or corn hex' § newtown 5.8
     return (((q.terrain(s, a_h) == TERRAIN__WOODS) or (q.terrain(s, a_h) == TERRAIN__ORCHARD)) or (q.terrain(s, a_h) == TERRAIN__CORN))
 
-def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:467': 'The Indians may withdraw' § newtown 5.8
+def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:468': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
         and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:496': "Where a side's retreats lead" § newtown 3.2
+def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:497': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
 
-def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:535': 'Evasion DRM' § newtown 5.9
+def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:536': 'Evasion DRM' § newtown 5.9
     return ((-1) - (1 if q.in_zoc(s, a_h, define__enemy_rifles_next_to(s, a_h, a_side)) else 0))
 
 def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit' § newtown 6.1
@@ -675,17 +675,17 @@ def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:1
 
 def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:200' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)
-def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:502' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:503' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
-def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:503' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:504' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:506' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:507' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:508' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__in_enemy_zoc(s, b['hex'], UNIT_SIDE[b['unit']])
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:508' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:509' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return (len(q.enemies_adjacent(s, b['hex'], UNIT_SIDE[b['unit']])) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:505' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:506' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, UNIT_SIDE[b['unit']]), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
 def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
@@ -1112,11 +1112,11 @@ def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/c
     return define__attacker_lead_candidates(s, b['combat'])
 def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:260' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:473' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:474' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
-def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:476' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:477' § series 12.23; newtown 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], True)
-def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:480' § series 12.23; newtown 5.8
+def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:481' § series 12.23; newtown 5.8
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69' § series 12.23; newtown 5.1.2
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0]
@@ -1439,46 +1439,46 @@ def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian
 def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:221' § newtown 5.4.3, 5.4.4
     return {'unit': b['unit'], 'hexes': 4, 'toward': define__retreat_goal(s, SIDE__INDIAN), 'exits': ZONE_INDIAN_EXITS_LIST}
 
-def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:397' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:398' § newtown 5.7, 5.7.1
     return any(any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
-def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:400' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
-def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:406' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:407' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if (not define__engaged(s, e0)))
-def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:407' § newtown 5.7, 5.7.1
+def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:408' § newtown 5.7, 5.7.1
     e.resolve_combat(s, b['c'])
 
-def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:412' § newtown 5.7
+def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:413' § newtown 5.7
     return q.defense_hexes(s, b['combat'])
-def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:414' § newtown 5.7
+def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:415' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
-def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:420' § newtown 5.7
+def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:421' § newtown 5.7
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
         b['stacks'])))
 
-def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:439' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:440' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
-def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:441' § newtown 5.7
+def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:442' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
-def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:445' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:446' § newtown 5.7
     return (sum(1 for e0 in s.units_by_hex().get(b['vacated'], ()) if UNIT_COMBAT[e0]) == 0)
-def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:446' § newtown 5.7
+def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:447' § newtown 5.7
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if ((((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['advanced_before_combat'][e0])))
-def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:447' § newtown 5.7
+def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:448' § newtown 5.7
     return (b['follower'] != NONE_INDEX)
-def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:448' § newtown 5.7
+def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:449' § newtown 5.7
     e.advance_to(s, b['follower'], b['vacated'])
-def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:449' § newtown 5.7
+def retreat_one_hex_before_combat__follow__set_advanced_before_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:450' § newtown 5.7
     e.set_at(s, 'advanced_before_combat', b['follower'], True)
 
-def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520' § newtown 5.9
+def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:521' § newtown 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': define__retreat_goal(s, SIDE__INDIAN),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
-def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:540' § newtown 5.9
+def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:541' § newtown 5.9
     return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], UNIT_SIDE[b['unit']])}
-def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:542' § newtown 5.9
+def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:543' § newtown 5.9
     e.lose_step(s, b['unit'])
 
 def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
@@ -1666,39 +1666,39 @@ def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:
     return define__leadership(s, b['unit'])
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
     return q.terrain_attr(s, q.terrain(s, (s.unit_hex[b['target']] if s.unit_status[b['target']] == ON_MAP else -1)), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:338' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:340' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:340' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:341' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:341' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:342' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:344' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:347' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:347' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:348' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:348' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:349' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:349' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:350' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:350' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:351' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.attackers(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:351' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:352' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.defenders(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
-def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:352' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:353' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
-def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:353' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:354' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['attacker_lead'])
-def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:354' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
+def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:355' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['defender_lead'])
 def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60' § newtown 5.4.2
     return (q.terrain(s, (s.unit_hex[b['unit']] if s.unit_status[b['unit']] == ON_MAP else -1)) == TERRAIN__WOODS)
@@ -1801,7 +1801,7 @@ def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
 def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:233' § newtown 5.4.3
     return s.vars['failed_resolve'][b['unit']]
-def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:489' § newtown 5.8
+def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:490' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
 def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:105' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
@@ -2363,7 +2363,7 @@ RULES = Rules(
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_l_1_top'),
                 Label('for_l_1_end'), Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'),
-            ), lines=lines_at('rulesets/series/results.mst', (200,), (17,), 'rulesets/newtown/indian_rules.mst', (502, 503, 502, 505), (52, 9, 52,
+            ), lines=lines_at('rulesets/series/results.mst', (200,), (17,), 'rulesets/newtown/indian_rules.mst', (503, 504, 503, 506), (52, 9, 52,
                 9), 'rulesets/series/results.mst', (210, 211, 210, 215, 216, 216, 216, 216, 217, 217, 218, 217, 216, 215), (31, 9, 31, 34, 9, 9, 9,
                 9, 13, 13, 17, 13, 9, 34))),
         'retreat_step_loss': procedure(
@@ -2920,7 +2920,7 @@ RULES = Rules(
                 # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/newtown/indian_rules.mst', (389, 390, 389), (47, 9,
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), (70,), 'rulesets/newtown/indian_rules.mst', (390, 391, 390), (47, 9,
                 47), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122, 121), (56, 9, 9, 9, 13, 13, 13, 17, 13, 9,
                 56), 'rulesets/series/close_combat.mst', (19, 19, 19, 20, 21, 19), (31, 31, 31, 9, 9, 31), 'rulesets/newtown/indian_rules.mst', (303,
                 303, 304, 305, 306, 305, 308, 309, 303), (9, 43, 13, 13, 17, 13, 17, 17, 43), 'rulesets/series/close_combat.mst', (24, 24, 24, 24,
@@ -3133,8 +3133,8 @@ RULES = Rules(
                 225, 225, 226, 225, 228, 224, 230, 231, 232, 231), (9, 9, 9, 9, 13, 9, 9, 9, 9, 9, 9, 9, 13, 9, 9, 13, 13, 13, 17, 13, 13, 9, 9, 9,
                 13, 9), 'rulesets/newtown/indian_rules.mst', (317, 317, 318, 317), (9, 42, 13, 42), 'rulesets/series/close_combat.mst', (237, 238,
                 238, 239, 239, 239, 239, 240, 241, 242, 241, 244, 250, 251, 250, 239, 254, 238, 237, 259, 260), (44, 9, 9, 13, 13, 13, 13, 17, 17,
-                21, 17, 17, 17, 21, 17, 13, 13, 9, 44, 9, 9), 'rulesets/newtown/indian_rules.mst', (473, 474, 474, 475, 475, 475, 475, 476, 477, 478,
-                477, 480, 475, 482, 474, 473, 69, 69, 69, 70, 69, 72), (43, 9, 9, 13, 13, 13, 13, 17, 17, 21, 17, 17, 13, 13, 9, 43, 9, 9, 9, 13, 9,
+                21, 17, 17, 17, 21, 17, 13, 13, 9, 44, 9, 9), 'rulesets/newtown/indian_rules.mst', (474, 475, 475, 476, 476, 476, 476, 477, 478, 479,
+                478, 481, 476, 483, 475, 474, 69, 69, 69, 70, 69, 72), (43, 9, 9, 13, 13, 13, 13, 17, 17, 21, 17, 17, 13, 13, 9, 43, 9, 9, 9, 13, 9,
                 9), 'rulesets/series/close_combat.mst', (266, 267, 268, 269, 270, 271, 272, 273, 271), (9, 9, 9, 9, 9, 9, 13, 13,
                 9), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), (9, 9, 9, 13, 9, 9, 13,
                 9), 'rulesets/series/close_combat.mst', (277, 281, 282, 283, 284, 285, 285, 286, 287, 285, 284, 290, 291, 291, 292, 293, 291, 290,
@@ -3588,7 +3588,7 @@ RULES = Rules(
                 Exec(retreat_before_combat_phase__disengaged__resolve_combat),
                 Jump('for_c_1_top'),
                 Label('for_c_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (397, 398, 398, 399, 400, 398, 402, 397, 406, 406, 406, 407, 406), (34, 9, 9, 13,
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (398, 399, 399, 400, 401, 399, 403, 398, 407, 407, 407, 408, 407), (34, 9, 9, 13,
                 13, 9, 13, 34, 38, 38, 38, 9, 38))),
         'retreat_before_combat': procedure(
             name='retreat_before_combat', title='Retreat before Combat', kind='procedure', params=('combat',), types={'_for_u': 'units',
@@ -3608,7 +3608,7 @@ RULES = Rules(
                 Call(procedure='retreat_one_hex_before_combat', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_2_top'),
                 Label('for_u_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (412, 414, 414, 414, 414, 415, 414, 420, 420, 420, 420, 421, 420), (18, 33, 33, 33,
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (413, 415, 415, 415, 415, 416, 415, 421, 421, 421, 421, 422, 421), (18, 33, 33, 33,
                 33, 9, 33, 41, 41, 41, 41, 9, 41))),
         'retreat_one_hex_before_combat': procedure(
             name='retreat_one_hex_before_combat', title='One unit retreats before combat', kind='procedure', params=('unit',
@@ -3628,7 +3628,7 @@ RULES = Rules(
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (436, 438, 439, 438, 441, 445, 446, 447, 448, 449, 447, 445), (9, 9, 13, 9, 9, 32,
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (437, 439, 440, 439, 442, 446, 447, 448, 449, 450, 448, 446), (9, 9, 13, 9, 9, 32,
                 9, 9, 13, 13, 9, 32))),
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
@@ -3637,7 +3637,7 @@ RULES = Rules(
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (520,), (33,))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (521,), (33,))),
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
@@ -3650,7 +3650,7 @@ RULES = Rules(
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (539, 540, 541, 542, 543, 541, 539), (31, 9, 9, 13, 13, 9, 31))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (540, 541, 542, 543, 544, 542, 540), (31, 9, 9, 13, 13, 9, 31))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
                 Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
@@ -4110,7 +4110,7 @@ RULES = Rules(
         RuleSwitchSpec(name='pre_game_rolls', title='Pre-game Honor and Enhancement rolls', default=True, flags=()),
         RuleSwitchSpec(name='indian_sortie', title='Indian Sortie', default=True, flags=()),
         RuleSwitchSpec(name='indian_ambush', title='Indian Ambush', default=True, flags=()),
-        RuleSwitchSpec(name='automatic_ambush', title='Automatic Ambush', default=False, flags=('optional', 'play_balance')),
+        RuleSwitchSpec(name='automatic_ambush', title='Automatic Ambush', default=False, flags=('optional', 'play_balance'), part_of='indian_ambush'),
         RuleSwitchSpec(name='cattle_herd_vp', title='Victory points for the cattle herd', default=True, flags=()),
         RuleSwitchSpec(name='indian_second_card', title="The Indian player's second card", default=True, flags=()),
         RuleSwitchSpec(name='historical_opening', title='The bottom half of Turn 5', default=False, flags=('scenario',)),

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from compiler.build import load_game
+from compiler.build import import_shipped, load_game
 from engine.game import ParamsError
 from engine.rule_switches import players_choice
 from engine.save import from_json
@@ -92,3 +92,19 @@ def test_monmouth_plays_its_options_and_play_balance_consistently(monmouth_packa
     assert "historical_molly_pitcher" in offered["campaign"]
     assert "historical_molly_pitcher" not in offered["holding_action"]
     assert all({"pro_british", "pro_american"} <= names for names in offered.values())
+
+
+def test_newtown_plays_automatic_ambush_only_with_the_ambush():
+    """Newtown 5.5.1, "For play balance treat Ambush as automatic", is an option of
+    5.5's Indian Ambush: off with it, and not offered where a scenario leaves the
+    ambush out (the historical scenario)."""
+    package = import_shipped("newtown")
+    game = package.load_game({"scenario": "campaign", "rules": {"indian_ambush": False}})
+    assert game.switch_on["automatic_ambush"] is False
+    with pytest.raises(ParamsError, match="part of 'indian_ambush'"):
+        package.load_game({"rules": {"indian_ambush": False, "automatic_ambush": True}})
+    offered = {
+        sc.name: {sw.name for sw in players_choice(game.rules, sc)} for sc in game.rules.scenarios
+    }
+    assert "automatic_ambush" in offered["campaign"]
+    assert "automatic_ambush" not in offered["historical"]
