@@ -381,19 +381,24 @@ def test_defensive_artillery_fires_up_to_three_hexes(litmus):
 # ---------------------------------------------------------------- 12 Close Combat
 
 
-def drms(
-    game: Game, units: dict, attackers: list[str], defenders: list[str], side: str, **variables
-) -> dict[str, int]:
-    """The Close Combat DRMs of one designated combat, the first unit of each
-    side its lead unit (no tactics chit); a modifier of 0 is not listed."""
-    hexes = {n: units[n] if isinstance(units[n], str) else units[n]["hex"] for n in units}
-    fight = {
+def combat(units: dict, attackers: list[str], defenders: list[str], side: str) -> dict:
+    """A designated close combat as a save holds it, its hexes those of its units."""
+    hexes = {n: h if isinstance(h, str) else h["hex"] for n, h in units.items()}
+    return {
         "side": side,
         "attackers": attackers,
         "defenders": defenders,
         "attack_hexes": sorted({hexes[n] for n in attackers}),
         "defense_hexes": sorted({hexes[n] for n in defenders}),
     }
+
+
+def drms(
+    game: Game, units: dict, attackers: list[str], defenders: list[str], side: str, **variables
+) -> dict[str, int]:
+    """The Close Combat DRMs of one designated combat, the first unit of each
+    side its lead unit (no tactics chit); a modifier of 0 is not listed."""
+    fight = combat(units, attackers, defenders, side)
     s = position(
         game, units, [], phasing=side, extra={"combats": [fight], "terminal": True}, **variables
     )
@@ -496,14 +501,7 @@ def order_of(game: Game, s: State, unit: str) -> str:
 def odds(game: Game, units: dict, attackers: list[str], defenders: list[str], **variables) -> tuple:
     """The odds column of an American close combat (12.23 step 1), as the
     Close Combat Table names it."""
-    hexes = {n: units[n] if isinstance(units[n], str) else units[n]["hex"] for n in units}
-    fight = {
-        "side": AMERICAN,
-        "attackers": attackers,
-        "defenders": defenders,
-        "attack_hexes": sorted({hexes[n] for n in attackers}),
-        "defense_hexes": sorted({hexes[n] for n in defenders}),
-    }
+    fight = combat(units, attackers, defenders, AMERICAN)
     frame = {
         "procedure": "close_combat",
         "step": "odds",
