@@ -102,3 +102,17 @@ def players_choice(rules: Rules, scenario: ScenarioSpec | None) -> tuple[RuleSwi
         return not any(defaults[x] and x not in open_ for x in sw.excludes)
 
     return tuple(sw for sw in rules.switches if sw.name in open_ and may_play(sw))
+
+
+def set_by_scenario(
+    rules: Rules, scenario: ScenarioSpec | None
+) -> tuple[tuple[RuleSwitchSpec, ...], tuple[RuleSwitchSpec, ...]]:
+    """The rules a game of `scenario` plays whatever the players choose (the battle's
+    special rules and the scenario's, as declared), and those the scenario does not
+    use (as it lists them): what the table and the VASSAL module tell the players."""
+    defaults = scenario_defaults(rules, scenario)
+    chosen = {sw.name for sw in players_choice(rules, scenario)}
+    played = tuple(sw for sw in rules.switches if defaults[sw.name] and sw.name not in chosen)
+    spec = {sw.name: sw for sw in rules.switches}
+    not_used = tuple(spec[n] for n in scenario.rules_off) if scenario is not None else ()
+    return played, not_used

@@ -74,7 +74,12 @@ from engine.errors import BadInput
 from engine.game import Game
 from engine.nodes import RULE_FAULTS
 from engine.play import LOG_FORMAT, SEED_LIMIT
-from engine.rule_switches import PLAYERS_CHOOSE, players_choice, scenario_defaults
+from engine.rule_switches import (
+    PLAYERS_CHOOSE,
+    players_choice,
+    scenario_defaults,
+    set_by_scenario,
+)
 from engine.rules import Rules, ScenarioSpec
 from engine.save import check_depth, from_json, to_json
 from engine.sources import rule_failure
@@ -334,13 +339,8 @@ def _rules_set(rules: Rules, scenario: ScenarioSpec | None) -> dict[str, list[st
     """The rules a game of `scenario` plays or leaves out whatever the players choose,
     by title: the battle's special rules and the scenario's on, and the rules the
     scenario says it does not use."""
-    defaults = scenario_defaults(rules, scenario)
-    chosen = {sw.name for sw in players_choice(rules, scenario)}
-    not_used = set(scenario.rules_off) if scenario is not None else set()
-    return {
-        "on": [sw.title for sw in rules.switches if defaults[sw.name] and sw.name not in chosen],
-        "off": [sw.title for sw in rules.switches if sw.name in not_used],
-    }
+    played, not_used = set_by_scenario(rules, scenario)
+    return {"on": [sw.title for sw in played], "off": [sw.title for sw in not_used]}
 
 
 def _rules_played(game: Game) -> list[dict[str, Any]]:

@@ -46,7 +46,7 @@ from compiler.check.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.game import Game
-from engine.rule_switches import PLAYERS_CHOOSE, players_choice, scenario_defaults
+from engine.rule_switches import PLAYERS_CHOOSE, players_choice, set_by_scenario
 from engine.rules import RuleSwitchSpec
 
 Step = Callable[[], dict[str, bytes]]
@@ -107,18 +107,15 @@ def rules_description(game: Game) -> str:
     the players choose (an option of a rule with it only; two that exclude each
     other, one or the other)."""
     rules, scenario = game.rules, game.scenario
-    defaults = scenario_defaults(rules, scenario)
     offered = players_choice(rules, scenario)
     chosen = {sw.name for sw in offered}
     titles = {sw.name: text(sw.title) for sw in rules.switches}
+    played, not_used = set_by_scenario(rules, scenario)
     lines = []
-    played = [
-        titles[sw.name] for sw in rules.switches if defaults[sw.name] and sw.name not in chosen
-    ]
     if played:
-        lines.append(f"Always played: {', '.join(played)}.")
-    if scenario is not None and scenario.rules_off:
-        lines.append(f"Not used: {', '.join(titles[n] for n in scenario.rules_off)}.")
+        lines.append(f"Always played: {', '.join(titles[sw.name] for sw in played)}.")
+    if not_used:
+        lines.append(f"Not used: {', '.join(titles[sw.name] for sw in not_used)}.")
     if offered:
         lines.append(
             f"The players choose: {', '.join(_choice(sw, titles, chosen) for sw in offered)}."
