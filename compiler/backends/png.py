@@ -1,16 +1,14 @@
 """PNG files and Flate image streams as the build writes them: deterministic (no time
-stamp) and fast. A large image's rows are stored unfiltered (PNG filter 0) and
-deflated: Pillow's encoder tries a filter row by row, which saves about 4 % of a map
-page's bytes for about twice the time, and encoding pages and maps was the largest
-cost of a whole build (benchmarks/bench_build.py). Small images go to Pillow.
-
-The rows are deflated by zlib-ng, not the standard library's zlib: at the same level
-it compresses the 300 dpi map some 2.7 times as fast, into a stream about 15 % larger
-(any zlib decoder reads it), and compressing was still a third of a whole build."""
+stamp) and fast. Every image's rows are stored unfiltered (PNG filter 0) and deflated
+by zlib-ng, not the standard library's zlib: at the same level it compresses the
+300 dpi map some 2.7 times as fast, into a stream about 15 % larger (any zlib decoder
+reads it), and compressing was the largest cost of a whole build
+(benchmarks/bench_build.py). Pillow's encoder tries a filter row by row, which saves
+about 4 % of a map page's bytes for about twice the time; on the counters, charts and
+module pieces it gave files 14 % larger than these, in twice the time."""
 
 from __future__ import annotations
 
-import io
 import struct
 import zlib
 
@@ -20,9 +18,6 @@ from zlib_ng import zlib_ng
 # The PNG colour type and bytes a pixel of each image mode the build writes.
 MODES = {"L": (0, 1), "RGB": (2, 3), "RGBA": (6, 4)}
 BAND = 64  # rows read from the image at a time: a band, not a second copy of the image
-# Below this many pixels Pillow's encoder is the faster (its per-row filter choice costs
-# less than this module's per-row Python): a counter, a chart; above it, a page or a map.
-LARGE = 1_000_000
 METRES_PER_INCH = 0.0254
 
 
@@ -44,10 +39,6 @@ def flate_rows(img: Image.Image, level: int = 6) -> bytes:
 def png_bytes(img: Image.Image, dpi: int | None = None, level: int = 6) -> bytes:
     """A PNG file of `img` (converted to RGBA or RGB if it is in another mode), with its
     resolution when `dpi` is given."""
-    if img.width * img.height < LARGE:
-        buf = io.BytesIO()
-        img.save(buf, "PNG", compress_level=level, **({"dpi": (dpi, dpi)} if dpi else {}))
-        return buf.getvalue()
     if img.mode not in MODES:
         img = img.convert("RGBA" if "A" in img.getbands() or "transparency" in img.info else "RGB")
     color, _ = MODES[img.mode]
