@@ -232,6 +232,56 @@ def test_a_game_is_one_step_per_action_after_an_opening_step(tmp_path, capsys):
         assert b"Blue Army wins (marginal)" in z.read("savedata")
 
 
+def test_the_turn_tracker_moves_with_the_turn_and_the_phase(tmp_path):
+    """The opening position puts the Turn tracker on the game's first turn and phase; a
+    step moves it exactly when the turn or the phase under way changes, to that turn and
+    phase (the phase's place in the module's list), and no other step touches it."""
+    log, _record = played(tmp_path, "training", "skirmish", 121)
+    out = tmp_path / "game.vlog"
+    assert main(["replay", str(log), "--vassal", str(out)]) == 0
+    vlog = out.read_bytes()
+    opening = commands_of(vlog)
+    rules, game = load_rules_and_game("training", {"scenario": "skirmish"})
+    order = {"movement_phase": 0, "close_combat_phase": 1}  # the module's list of phases
+    assert [p.name for p in rules.procedures if p.kind == "phase"] == list(order)
+
+    def tracker_at(turn: int, phase: int) -> str:
+        # What VASSAL's TurnTracker.getState gives: the level stepped, then the Game
+        # Turn level (turn; sub-level; loops; last turn; its phase level escaped
+        # within it: phase; sub-level; first phase; each phase active).
+        return f"TURNTurnTracker0\t0|{turn};0;true;2;{phase}\\;0\\;0\\;true,true"
+
+    placed = [c for c in opening[: opening.index("end_save")] if c.startswith("TURN")]
+    assert placed == [tracker_at(1, 0)]
+    wanted: list[list[str]] = []
+    shown = [(1, 0)]
+
+    def watch(s, line, _messages):
+        under_way = [order[f.proc] for f in s.stack if f.proc in order]
+        now = (min(s.vars["turn"], 2), under_way[-1] if under_way else shown[-1][1])
+        if line:  # (the start is the opening position, not a step)
+            wanted.append([tracker_at(*now)] if now != shown[-1] else [])
+        shown.append(now)
+
+    certify(game, read_log(str(log)), watch)
+    assert shown[1] == (1, 0)  # the game starts in the first turn's first phase
+    moved = [[c for c in step if c.startswith("TURN")] for step in steps_of(vlog)[1:]]
+    assert moved == wanted
+    assert sum(map(len, moved)) >= 3  # the game goes through both phases and two turns
+
+
+def test_a_set_up_puts_the_turn_tracker_on_its_scenarios_first_turn(module_files):
+    """Each scenario's saved set-up in the module starts the Turn tracker on the
+    scenario's first turn (Newtown's historical scenario, turn 5), at the first phase."""
+    rules, _game = load_rules_and_game("newtown", {})
+    with zipfile.ZipFile(module_files["newtown"]) as z:
+        for sc in rules.scenarios:
+            commands = commands_of(z.read(f"{sc.name}.vsav"))
+            turns = [c for c in commands if c.startswith("TURNTurnTracker0\t")]
+            assert len(turns) == 1 and commands[-1] == "end_save"
+            assert turns[0].startswith(f"TURNTurnTracker0\t0|{sc.turns[0]};0;true;12;0\\;"), turns
+
+
 def test_an_action_the_engine_gives_no_account_of_is_said_in_words():
     """A step whose action the engine says nothing of shows the log's words for it, with
     the side that took it ("Dice" for a chance outcome); the table is left as it was."""
@@ -361,6 +411,19 @@ def views(out: str) -> dict[str, dict[str, tuple[str, str, object]]]:
     return found
 
 
+def trackers(out: str) -> dict[str, tuple[str, str]]:
+    """What the Turn tracker showed at each view the harness printed: (turn, phase)."""
+    found: dict[str, tuple[str, str]] = {}
+    heading = ""
+    for line in out.splitlines():
+        if line.startswith("VIEW "):
+            heading = line
+        m = re.match(r"TRACKER turn=(.*?) phase=(.*)$", line)
+        if m:
+            found[heading] = (m[1], m[2])
+    return found
+
+
 def expected(rules, game, s, pieces: Pieces) -> dict[str, tuple[str, str, dict]]:
     """Where the engine's position puts each unit and track marker, by VASSAL's location
     names, its layers (name → the level shown, 0 for off) and its mask. A named state's
@@ -463,6 +526,8 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
     busiest: dict = {"marks": -1}  # the position with the most layers on: its moves, itself
 
     sides = {side.name: text(side.title) for side in rules.sides}
+    phase_titles = {p.name: text(p.title) for p in rules.procedures if p.kind == "phase"}
+    tracker = {"phase": phase_titles[next(iter(phase_titles))]}
 
     def watch(s, line, messages):
         # The engine's account, or the action in words when it says nothing.
@@ -470,10 +535,15 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
             account.extend(messages)
         else:
             account.append(f"{sides.get(line['player'], 'Dice')}: {line['text']}")
+        # The phase under way (between phases, the last one), the turn (a game over after
+        # its last turn has the turn after it: the tracker stays on the last).
+        under_way = [phase_titles[f.proc] for f in s.stack if f.proc in phase_titles]
+        turn = min(s.vars["turn"], rules.turns[1])
+        tracker.update(turn=turn, phase=(under_way or [tracker["phase"]])[-1])
         want = expected(rules, game, s, pieces).values()
         marks = sum(on > 0 for *_where, look in want for on in look.get("layers", {}).values())
         if marks > busiest["marks"]:
-            busiest.update(marks=marks, moves=s.move_number, state=s.clone())
+            busiest.update(marks=marks, moves=s.move_number, state=s.clone(), tracker=dict(tracker))
 
     certify(game, read_log(str(log)), watch)
     done = subprocess.run(
@@ -493,6 +563,14 @@ def test_the_real_vassal_steps_through_a_played_game_to_its_end(
     assert chat[1:] == [m.strip() for m in account], "the chat is the engine's account"
     seen = views(out)
     assert not compare(seen["VIEW AT THE END"], expected(rules, game, record.state, pieces))
+    # The Turn tracker shows the turn and the phase under way, there and at the end.
+    shown = trackers(out)
+    assert shown["VIEW AT THE END"] == (str(tracker["turn"]), tracker["phase"])
+    middle_tracker = busiest["tracker"]
+    assert shown[f"VIEW AFTER {busiest['moves'] + 1} STEPS"] == (
+        str(middle_tracker["turn"]),
+        middle_tracker["phase"],
+    )
     middle = seen[f"VIEW AFTER {busiest['moves'] + 1} STEPS"]
     assert busiest["marks"] > 0
     assert not compare(middle, expected(rules, game, busiest["state"], pieces))

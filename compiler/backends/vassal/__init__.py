@@ -42,6 +42,7 @@ from compiler.backends.vassal.placements import SetUp, scenario_setup
 from compiler.backends.vassal.savefile import SavedPiece, game_text, savefile
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import CTRL, Key, Layer
+from compiler.backends.vassal.turn_tracker import set_turn
 from compiler.check.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
@@ -53,6 +54,13 @@ Step = Callable[[], dict[str, bytes]]
 
 
 def phases(rules: ir.Ruleset) -> tuple[str, ...]:
+    """The titles of the phases in the order the sequence of play calls them: the Turn
+    tracker's list of phases."""
+    procs = {p.name: p for p in rules.procedures}
+    return tuple(text(procs[n].title) for n in phase_names(rules))
+
+
+def phase_names(rules: ir.Ruleset) -> tuple[str, ...]:
     """The phases in the order the sequence of play calls them, from the start procedure.
 
     A phase called twice (a close combat an abbreviated first turn calls early, as well as
@@ -79,7 +87,7 @@ def phases(rules: ir.Ruleset) -> tuple[str, ...]:
     if rules.start in procs:
         walk(procs[rules.start].steps, (rules.start,))
     last = {name: i for i, name in enumerate(calls)}
-    return tuple(text(procs[n].title) for n in sorted(last, key=last.__getitem__))
+    return tuple(sorted(last, key=last.__getitem__))
 
 
 def description(rules: ir.Ruleset) -> str:
@@ -149,8 +157,8 @@ def saved_setup(
     rules: ir.Ruleset, su: SetUp, pieces: Pieces, grid, board: tracks.TrackBoard, block: int = 0
 ) -> str:
     """The set-up's saved-game text: units in their hexes and turn boxes, markers on the
-    tracks, and the hex the map opens at; its piece ids from id block `block`
-    (`savefile.game_text`)."""
+    tracks, the hex the map opens at and the Turn tracker on the scenario's first turn;
+    its piece ids from id block `block` (`savefile.game_text`)."""
     groups: dict[tuple[str, int, int], list[SavedPiece]] = {}
 
     def put(traits: tuple, map_: str, point: tuple[int, int]) -> None:
@@ -180,7 +188,9 @@ def saved_setup(
         put(slot.traits, TRACKS_MAP, board.box(tracks.track_box(track, value)).centre)
     boards = {MAIN_MAP: MAIN_BOARD, TRACKS_MAP: TRACKS_BOARD}
     view = {START_HEX: start_hex(su, grid)} if start_hex(su, grid) else {}
-    return game_text(list(groups.values()), boards, block, view)
+    # The tracker on the scenario's first turn, at its first phase.
+    turn = set_turn(su.scenario.turns[0], rules.turns[1], 0, len(phase_names(rules)))
+    return game_text(list(groups.values()), boards, block, view, (turn,))
 
 
 def start_hex(su: SetUp, grid) -> str:

@@ -13,7 +13,7 @@ The commands, as VASSAL's BasicCommandEncoder and Chatter write them:
 `+/id/type/state` adds a piece, `-/id` removes it, `D/id/new/old` changes
 its state, `M/id/map/x/y/under/oldmap/oldx/oldy/oldunder/player` moves it
 (`null` for no map or no piece underneath), `CHAT<text>` shows a line in the
-chat window.
+chat window, `TURN…` puts the Turn tracker on a turn and phase (`turn_tracker`).
 """
 
 from __future__ import annotations
@@ -91,7 +91,17 @@ class Chat:
         return "CHAT" + chat_line(self.line)
 
 
-Command = AddPiece | RemovePiece | ChangePiece | MovePiece | Chat
+@dataclass(frozen=True, slots=True)
+class SetTurn:
+    """The Turn tracker put on a turn and phase: its command (`turn_tracker.set_turn`)."""
+
+    command: str
+
+    def text(self) -> str:
+        return self.command
+
+
+Command = AddPiece | RemovePiece | ChangePiece | MovePiece | Chat | SetTurn
 
 
 def chat_line(line: str) -> str:

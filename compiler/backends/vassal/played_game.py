@@ -5,7 +5,8 @@ engine (`engine.play.certify`) and hands each position to `PlayedGame`,
 which keeps how the VASSAL table shows it: every unit on its hex, in its
 entry turn's box, in its side's Eliminated, Captured or Exited box, or out of play;
 its reduced face and order-state layers; its concealment mask; the Game Turn
-marker and every track marker in their boxes. The log starts from the
+marker and every track marker in their boxes; the Turn tracker on the turn
+and phase under way. The log starts from the
 engine's first position and has one step per line of the record (after an
 opening step that names the game): the engine's account of the action as
 chat lines (the action in words when the engine says nothing) and the
@@ -28,7 +29,7 @@ from compiler import ir
 from compiler.backends.map_render import MapRenderer
 from compiler.backends.names import the
 from compiler.backends.print_and_play.mix import counter_mix
-from compiler.backends.vassal import description, tracks
+from compiler.backends.vassal import description, phase_names, tracks
 from compiler.backends.vassal.grid import grid_of
 from compiler.backends.vassal.images import SCREEN_DPI
 from compiler.backends.vassal.log_file import (
@@ -39,6 +40,7 @@ from compiler.backends.vassal.log_file import (
     Command,
     MovePiece,
     RemovePiece,
+    SetTurn,
     log_file,
     log_text,
     stack,
@@ -57,6 +59,7 @@ from compiler.backends.vassal.pieces import (
 from compiler.backends.vassal.savefile import ID_BLOCK
 from compiler.backends.vassal.sequence import text
 from compiler.backends.vassal.traits import BasicPiece, Layer, Mask, Prototype, Trait, piece_state
+from compiler.backends.vassal.turn_tracker import set_turn
 from compiler.map.model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
@@ -139,6 +142,9 @@ class PlayedGame:
         self.shown: list[Look] = []
         self.start: list[str] = []
         self.steps: list[list[Command]] = []
+        # The Turn tracker: each phase's place in its list, and the turn and phase shown.
+        self.phase_place = {name: i for i, name in enumerate(phase_names(rules))}
+        self.turn_shown = (rules.turns[0], 0)
 
     # ------------------------------------------------------------ the pieces
 
@@ -328,12 +334,17 @@ class PlayedGame:
         each later one is a step."""
         hidden = self._hidden(s)
         looks = [look(s, hidden) for look in self.looks]
+        turn = self._turn(s)
         if not self.shown:
-            self.start = self._set_up(looks)
+            self.start = self._set_up(looks, turn)
             self.shown = looks
+            self.turn_shown = turn
             self.steps.append([Chat(self.heading), *map(Chat, account)])
             return
         step: list[Command] = [Chat(m) for m in account] or [Chat(self._in_words(line))]
+        if turn != self.turn_shown:
+            step.append(SetTurn(self._set_turn(turn)))
+            self.turn_shown = turn
         for i, (c, was) in enumerate(zip(self.counters, self.shown, strict=True)):
             if c.stays and looks[i].place is None:
                 looks[i] = was
@@ -342,6 +353,22 @@ class PlayedGame:
         self.shown = looks
         self.steps.append(step)
 
+    def _turn(self, s: State) -> tuple[int, int]:
+        """The turn and the phase's place in the tracker's list: the innermost phase under
+        way (between phases, the one shown last), the turn within the battle's."""
+        first, last = self.rules.turns
+        turn = s.vars.get("turn")
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            turn = self.turn_shown[0]
+        phase = next(
+            (self.phase_place[f.proc] for f in reversed(s.stack) if f.proc in self.phase_place),
+            self.turn_shown[1],
+        )
+        return min(max(turn, first), last), phase
+
+    def _set_turn(self, turn: tuple[int, int]) -> str:
+        return set_turn(turn[0], self.rules.turns[1], turn[1], len(self.phase_place))
+
     def _in_words(self, line: dict[str, Any]) -> str:
         """An action the engine gave no account of: who took it, and the log's words."""
         player = line.get("player", "")
@@ -349,9 +376,9 @@ class PlayedGame:
         who = text(side.title) if side is not None else "Dice"
         return f"{who}: {line.get('text', '')}"
 
-    def _set_up(self, looks: list[Look]) -> list[str]:
+    def _set_up(self, looks: list[Look], turn: tuple[int, int]) -> list[str]:
         """The first position as a saved game: each piece in play, then the stacks,
-        then the boards of both maps."""
+        then the boards of both maps and the Turn tracker."""
         pieces, stacks = [], {}
         for c, look in zip(self.counters, looks, strict=True):
             if look.place is not None:
@@ -362,7 +389,7 @@ class PlayedGame:
         ]
         boards = [f"{MAIN_MAP}BoardPicker\t{MAIN_BOARD}\t0\t0"]
         boards.append(f"{TRACKS_MAP}BoardPicker\t{TRACKS_BOARD}\t0\t0")
-        return ["begin_save", *pieces, *piled, *boards, "end_save"]
+        return ["begin_save", *pieces, *piled, *boards, self._set_turn(turn), "end_save"]
 
     def vlog(self, summary: str) -> bytes:
         """The `.vlog` file; `summary` is its description (VASSAL shows it on loading)."""

@@ -4,16 +4,17 @@ The game text is VASSAL's commands separated by ESC: `begin_save`, an
 AddPiece (`+/id/type/state`) per piece with its prototypes expanded and its
 map and position in the BasicPiece state, an AddPiece per stack naming its
 pieces, each map's board, the module's GlobalProperty values the set-up
-sets (the hex the map opens at), `end_save` (FORMAT.md, "Set-ups and saved
-games"). The text is written obfuscated as VASSAL writes it: `!VCSK`, a key
-byte in hex, then every UTF-8 byte XOR the key in hex. The key is fixed so
-that the module is the same on every build. `SETUP_STACK` is left out on
-purpose: VASSAL then fills the cups and decks from their card slots when the
-set-up is opened.
+sets (the hex the map opens at), the Turn tracker's position, `end_save`
+(FORMAT.md, "Set-ups and saved games"). The text is written obfuscated as
+VASSAL writes it: `!VCSK`, a key byte in hex, then every UTF-8 byte XOR the
+key in hex. The key is fixed so that the module is the same on every build.
+`SETUP_STACK` is left out on purpose: VASSAL then fills the cups and decks
+from their card slots when the set-up is opened.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from compiler.backends.vassal.archive import zipped
@@ -48,10 +49,12 @@ def game_text(
     boards: dict[str, str],
     block: int = 0,
     properties: dict[str, str] | None = None,
+    components: Sequence[str] = (),
 ) -> str:
     """The commands that place every stack; ids are numbered in order, pieces before
     stacks, from the start of id block `block` (the scenario's number); then each of
-    `properties` (a module GlobalProperty) set to its value."""
+    `properties` (a module GlobalProperty) set to its value, and the `components`'
+    commands (the Turn tracker's position)."""
     commands = ["begin_save"]
     stack_commands = []
     n = block * ID_BLOCK
@@ -74,6 +77,7 @@ def game_text(
     commands += [f"{m}BoardPicker\t{b}\t0\t0" for m, b in boards.items()]
     for name, value in (properties or {}).items():
         commands.append(sequence((GLOBAL_PROPERTY, name, value, ""), ";"))
+    commands += components
     commands.append("end_save")
     return ESC.join(commands)
 

@@ -42,11 +42,13 @@ import VASSAL.tools.imageop.ImageOp;
  *
  *   METADATA module=NAME matches=true|false
  *   VIEW AFTER k STEPS   (with a third argument k: the table after step k)
+ *   TRACKER turn=T phase=P   what the Turn tracker shows (its Turn and Phase properties)
  *   PIECE id=I map=M location=L piece=BASE64   every piece, with VASSAL's name for its place
  *                                               and its AddPiece text (type and state)
  *   STEPS n              the steps the log player ran, all of them
  *   CHAT| line           each line of the chat window, in order
  *   VIEW AT THE END
+ *   TRACKER …
  *   PIECE …
  *   STEPLOG OK
  *
@@ -129,12 +131,14 @@ public class StepLog {
     System.exit(0);
   }
 
-  /** Every piece on every map, listed on the Swing thread (where VASSAL lays its maps out). */
+  /** What the Turn tracker shows, then every piece on every map, listed on the Swing thread
+   * (where VASSAL lays its maps out). */
   static List<String> pieces(GameModule gm) throws Exception {
     final List<String> out = new ArrayList<>();
     final Throwable[] err = new Throwable[1];
     SwingUtilities.invokeAndWait(() -> {
       try {
+        out.add("TRACKER turn=" + gm.getProperty("Turn") + " phase=" + gm.getProperty("Phase"));
         for (Map m : gm.getComponentsOf(Map.class)) {
           for (GamePiece gp : m.getAllPieces()) {
             final List<GamePiece> pieces = new ArrayList<>();
