@@ -6,11 +6,11 @@ which keeps how the VASSAL table shows it: every unit on its hex, in its
 entry turn's box, in its side's Eliminated, Captured or Exited box, or out of play;
 its reduced face and order-state layers; its concealment mask; the Game Turn
 marker and every track marker in their boxes; the Turn tracker on the turn
-and phase under way. The log starts from the
-engine's first position and has one step per line of the record (after an
-opening step that names the game): the engine's account of the action as
-chat lines (the action in words when the engine says nothing) and the
-commands that change the table from the last position to this one.
+and phase under way. The log starts from the engine's first position and
+has one step per line of the record (after an opening step that names the
+game): the engine's account of the action as chat lines (the action in
+words when the engine says nothing) and the commands that change the table
+from the last position to this one.
 
 The pieces are the module's own (`pieces_of`, the same traits, prototypes
 expanded as a saved game holds them), numbered from the scenario's block of
@@ -355,7 +355,8 @@ class PlayedGame:
 
     def _turn(self, s: State) -> tuple[int, int]:
         """The turn and the phase's place in the tracker's list: the innermost phase under
-        way (between phases, the one shown last), the turn within the battle's."""
+        way (between phases, the one shown last); the turn kept within the battle's
+        turns (a game over after its last turn is on the turn after it)."""
         first, last = self.rules.turns
         turn = s.vars.get("turn")
         if not isinstance(turn, int) or isinstance(turn, bool):
