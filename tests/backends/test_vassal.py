@@ -27,7 +27,7 @@ from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
 from muster.cli import main
 from tests.conftest import RULESETS, STEPS, shared_file
-from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split
+from tests.vassal_decode import DecodedPiece, decode_piece, deobfuscate, read_save, split
 from tests.vassal_render import grid_params, vassal_centre, vassal_label, vassal_snap
 from tests.vassal_schema_check import load_schema, problems
 
@@ -1064,3 +1064,20 @@ def test_the_help_page_says_which_rules_each_scenario_plays(modules):
     )
     assert "Momentum Chits (advanced, played unless left out)" in campaign
     assert "Not used:" not in campaign
+
+
+def test_a_set_up_puts_the_turn_tracker_on_its_scenarios_first_turn(modules):
+    """Each scenario's saved set-up starts the Turn tracker on the scenario's first turn
+    (Lee's Advance on turn 4, Newtown's historical scenario on 5), at the first phase:
+    the command VASSAL's own save writes for it (`vassal-check roundtrip`)."""
+    for rules, vmod in modules.values():
+        last = rules.turns[1]
+        for sc in rules.scenarios:
+            with (
+                zipfile.ZipFile(io.BytesIO(vmod)) as z,
+                zipfile.ZipFile(io.BytesIO(z.read(f"{sc.name}.vsav"))) as save,
+            ):
+                commands = split(deobfuscate(save.read("savedGame")), "\x1b")
+            turns = [c for c in commands if c.startswith("TURN")]
+            assert commands[-1] == "end_save" and len(turns) == 1, (rules.name, sc.name)
+            assert turns[0].startswith(f"TURNTurnTracker0\t0|{sc.turns[0]};0;true;{last};0\\;")

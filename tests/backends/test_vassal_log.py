@@ -270,18 +270,6 @@ def test_the_turn_tracker_moves_with_the_turn_and_the_phase(tmp_path):
     assert sum(map(len, moved)) >= 3  # the game goes through both phases and two turns
 
 
-def test_a_set_up_puts_the_turn_tracker_on_its_scenarios_first_turn(module_files):
-    """Each scenario's saved set-up in the module starts the Turn tracker on the
-    scenario's first turn (Newtown's historical scenario, turn 5), at the first phase."""
-    rules, _game = load_rules_and_game("newtown", {})
-    with zipfile.ZipFile(module_files["newtown"]) as z:
-        for sc in rules.scenarios:
-            commands = commands_of(z.read(f"{sc.name}.vsav"))
-            turns = [c for c in commands if c.startswith("TURNTurnTracker0\t")]
-            assert len(turns) == 1 and commands[-1] == "end_save"
-            assert turns[0].startswith(f"TURNTurnTracker0\t0|{sc.turns[0]};0;true;12;0\\;"), turns
-
-
 def test_an_action_the_engine_gives_no_account_of_is_said_in_words():
     """A step whose action the engine says nothing of shows the log's words for it, with
     the side that took it ("Dice" for a chance outcome); the table is left as it was."""
