@@ -53,6 +53,11 @@ def movement(game: Game, units: dict, side: str = AMERICAN, **variables) -> Stat
     return position(game, units, [phase], phasing=side, **variables)
 
 
+def rifle_fire(side: str = AMERICAN) -> dict:
+    """The side's rifle fire phase at its phasing fire step (a fresh frame each time)."""
+    return {"procedure": "rifle_fire_phase", "step": "phasing_fire", "bindings": {"side": side}}
+
+
 def step_action(game: Game, s: State, unit: str, to: str) -> int:
     """The action that steps `unit` into the neighbouring hex `to`."""
     u = game.unit_by_name[unit]
@@ -271,11 +276,7 @@ def test_rifle_fire_is_voluntary_at_an_adjacent_combat_unit_once_per_phase(litmu
         "grenadiers": "0605",
         "dragoons": "0705",
     }
-    phase = {
-        "procedure": "rifle_fire_phase",
-        "step": "phasing_fire",
-        "bindings": {"side": AMERICAN},
-    }
+    phase = rifle_fire()
     s = position(game, units, [phase])
     assert options(s) == ["pass", "Guards", "Grenadiers"]  # no leader, nothing two hexes off
     answer(s, "Guards")
@@ -293,11 +294,7 @@ def test_disrupted_rifles_may_not_fire(litmus):
     to the Guards, disrupted or shattered: no target is offered."""
     game = litmus
     units = {"scott_rifles": "0505", "guards": "0604"}
-    phase = {
-        "procedure": "rifle_fire_phase",
-        "step": "phasing_fire",
-        "bindings": {"side": AMERICAN},
-    }
+    phase = rifle_fire()
     for order in ("disrupted", "shattered"):
         s = position(game, units, [phase], order=orders(game, scott_rifles=order))
         assert s.is_terminal() and not any("Rifle Fire" in m for m in s.messages), order
@@ -314,11 +311,7 @@ def test_the_first_fire_bonus_is_lost_by_firing_or_by_close_combat(litmus):
     combat, once begun, takes the bonus away."""
     game = litmus
     units = {"scott_rifles": "0505", "guards": "0604"}
-    phase = {
-        "procedure": "rifle_fire_phase",
-        "step": "phasing_fire",
-        "bindings": {"side": AMERICAN},
-    }
+    phase = rifle_fire()
 
     def fire(s: State) -> str:
         answer(s, "Guards")
@@ -964,11 +957,7 @@ def test_fire_affects_only_its_target_and_the_leaders_in_its_hex(litmus):
         "grenadiers": {"hex": "0604", "steps_lost": 1},
         "clinton": "0604",
     }
-    phase = {
-        "procedure": "rifle_fire_phase",
-        "step": "phasing_fire",
-        "bindings": {"side": AMERICAN},
-    }
+    phase = rifle_fire()
     for result in ("retreat", "leader_casualty"):
         s = position(game, units, [phase])
         answer(s, "Guards")
@@ -1159,7 +1148,7 @@ def test_rifle_fire_the_phasing_side_first_each_target_once_results_together(mon
         "wurmb_jaegers": "0315",
         "nj_1": "0215",
     }
-    phase = {"procedure": "rifle_fire_phase", "step": "phasing_fire", "bindings": {"side": BRITISH}}
+    phase = rifle_fire(BRITISH)
     s = monmouth_position(game, units, [phase], BRITISH)
     assert s.current_player() == british  # the phasing player first
     assert options(s) == ["pass", "1st New Jersey", "Morgan's Riflemen"]
@@ -1324,11 +1313,7 @@ def test_the_fire_procedure_hits_on_the_to_hit_number_and_rolls_damage_unmodifie
     two hexes off."""
     game = litmus
     morale = {AMERICAN: 15, BRITISH: 15}
-    rifles = {
-        "procedure": "rifle_fire_phase",
-        "step": "phasing_fire",
-        "bindings": {"side": AMERICAN},
-    }
+    rifles = rifle_fire()
     guns = {
         "procedure": "defensive_artillery_fire_phase",
         "step": "fire",
