@@ -1,6 +1,8 @@
-"""Make docs/balance.md: heuristic against heuristic in every scenario.
+"""Make docs/balance.md: heuristic against heuristic in every scenario, and
+what the search bot makes of each.
 
     nice .venv/bin/python benchmarks/balance.py --games 400 --jobs 2
+    nice .venv/bin/python benchmarks/balance.py --bots mcts:0.8s --games 16
 
 plays `--games` games of every scenario of the shipped battles (each seed
 both ways, as `muster simulate --swap`), writes each scenario's JSON report
@@ -12,15 +14,24 @@ page. A long run: not part of the tests. Each scenario's games are kept in
 a journal (docs/balance/journal/, not committed) as they finish, so a run
 cut short resumes where it stopped; a journal made under other rules or
 another engine is started afresh.
+
+`--bots` plays other bots: one bot (the search bot against itself, the
+balance as a stronger player sees it) or two (the first against the second,
+each seed both ways: whether the search bot beats the heuristic). Their
+reports go to a folder of their own under docs/balance/ (`run_folder`), and
+the page shows every run of `SEARCH_RUNS` found there, in one table over the
+scenarios and in full.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from compiler.build import import_shipped
 from compiler.check import compile_ruleset
@@ -34,6 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "balance"
 JOURNALS = OUT / "journal"
 BATTLES = ("monmouth", "newtown")
+HEURISTIC = "heuristic,heuristic"
+# The runs of other bots the page shows, each in its folder (`run_folder`): the search
+# bot against itself (a run of two bots, "first,second", shows the first's wins).
+SEARCH_RUNS = ("mcts:0.8s",)
 
 # The rules hash is a hash of the generated engine, so a change to the code
 # generator alone gives a new one while the rule files, and so the games, stay
@@ -311,6 +326,38 @@ A table made under earlier rules says so under it.
 """
 
 
+def both_sides(bots: str) -> str:
+    """A `--bots` value as `simulate` takes it: one bot plays both sides."""
+    return bots if "," in bots else f"{bots},{bots}"
+
+
+def run_folder(bots: str) -> Path:
+    """Where the reports of a run with `bots` go: docs/balance/ itself for the
+    heuristic against itself, else a folder named after the bots
+    (`mcts:0.8s` → docs/balance/mcts08s/, `mcts:4,heuristic` →
+    docs/balance/mcts4_v_heuristic/)."""
+    bots = both_sides(bots)
+    if bots == HEURISTIC:
+        return OUT
+    first, second = (re.sub(r"[^a-z0-9]+", "", b) for b in bots.split(","))
+    return OUT / (first if first == second else f"{first}_v_{second}")
+
+
+SEARCH_INTRO = """# The search bot against itself
+
+The same scenarios with the search bot (`mcts:0.8s`, `docs/bots.md`) on both
+sides, held to 0.8 s a decision (issue 29 asks for a search bot of at most
+a second a decision), every seed both ways:
+
+```sh no-run
+nice .venv/bin/python benchmarks/balance.py --bots mcts:0.8s --games 16 --jobs 2
+```
+
+A budget of seconds depends on the machine and its load, so these games
+cannot be replayed from their seeds as the heuristic's can.
+"""
+
+
 def finding(report: dict) -> str:
     """One sentence on what the shares suggest."""
     draw = report["outcomes"]["draw"]
@@ -337,12 +384,66 @@ def provisional_summary(battle: str) -> str:
     return f"{len(values)} provisional values (`muster check --provisional {battle}`): {listed}."
 
 
+def _share_text(row: dict | None) -> str:
+    """A share and its interval, for a table cell; '–' where the row is missing."""
+    if not row:
+        return "–"
+    return f"{row['count']} ({row['share']:.0%}, {row['low']:.0%}–{row['high']:.0%})"
+
+
+def search_section(scenarios: list[tuple[str, Any, str]]) -> str:
+    """The search bot's runs (`SEARCH_RUNS`): one table over the scenarios of
+    each run, then each report in full. `scenarios`: (battle, scenario, rules
+    hash) in the page's order."""
+    parts = [SEARCH_INTRO]
+    for bots in SEARCH_RUNS:
+        folder = run_folder(bots)
+        versus = "," in bots
+        first = bots.split(",")[0]
+        rows = []
+        full = []
+        for battle, sc, rules_hash in scenarios:
+            path = folder / f"{battle}_{sc.name}.json"
+            if not path.exists():
+                rows.append(f"| {sc.title} | not run yet | | | |")
+                continue
+            r = json.loads(path.read_text(encoding="utf-8"))
+            sides = list(r["sides"])
+            stale = "" if same_rules(r["rules_hash"], rules_hash) else " (earlier rules)"
+            if versus:
+                cells = [_share_text(r["bots"].get(first))] + [
+                    f"{side}: {_share_text(r['bot_sides'].get(f'{first} as {side}'))}"
+                    for side in sides
+                ]
+            else:
+                cells = [f"{side}: {_share_text(r['sides'][side])}" for side in sides]
+                cells.append(_share_text(r["outcomes"]["draw"]))
+            rows.append(f"| {sc.title}{stale} | {r['games']} | " + " | ".join(cells) + " |")
+            full.append(f"```text\n{table(r)}```\n")
+        if versus:
+            head = (
+                f"## {first} against the heuristic\n\n"
+                f"| scenario | games | {first} wins | as the first side | as the second |\n"
+                "|---|---|---|---|---|"
+            )
+        else:
+            head = (
+                f"## {first} against itself\n\n"
+                "| scenario | games | the first side wins | the second | drawn |\n"
+                "|---|---|---|---|---|"
+            )
+        parts.append(head + "\n" + "\n".join(rows) + "\n\n" + "\n".join(full))
+    return "\n".join(parts)
+
+
 def page() -> str:
     sections = [INTRO]
+    scenarios = []
     for battle in BATTLES:
         game = import_shipped(battle).load_game()
         sections.append(f"## {game.rules.title}\n\n{provisional_summary(battle)}\n")
         for sc in game.rules.scenarios:
+            scenarios.append((battle, sc, game.rules_hash))
             stem = f"{battle}_{sc.name}"
             path = OUT / f"{stem}.json"
             if not path.exists():
@@ -364,6 +465,7 @@ def page() -> str:
                 f"![outcomes](balance/{stem}_outcomes.png)\n"
                 f"![over turns](balance/{stem}_over_turns.png)\n"
             )
+    sections.append(search_section(scenarios))
     return "\n".join(sections)
 
 
@@ -374,8 +476,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1778)
     ap.add_argument("--only", help="battle:scenario to play (default: all)")
     ap.add_argument("--page", action="store_true", help="only remake docs/balance.md")
+    ap.add_argument(
+        "--bots", default="heuristic", help="one bot for both sides, or two: first,second"
+    )
     args = ap.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
+    bots = both_sides(args.bots)
+    folder = run_folder(bots)
+    folder.mkdir(parents=True, exist_ok=True)
     # Shortest scenarios first: a run cut short has played the most of them.
     todo = sorted(
         (
@@ -389,10 +496,10 @@ def main() -> None:
     for _, battle, sc in todo:
         started = time.monotonic()
         stem = f"{battle}_{sc.name}"
-        journal = JOURNALS / f"{stem}.jsonl"
+        journal = JOURNALS / (f"{stem}.jsonl" if folder == OUT else f"{folder.name}_{stem}.jsonl")
         run = dict(
             games=args.games,
-            bots="heuristic,heuristic",
+            bots=bots,
             seed=args.seed,
             jobs=args.jobs,
             swap=True,
@@ -405,8 +512,9 @@ def main() -> None:
             journal.unlink()
             report = simulate(battle, {"scenario": sc.name}, **run, journal=journal)
         report["elapsed_s"] = round(time.monotonic() - started)
-        write_json(report, OUT / f"{stem}.json")
-        write_plots(report, OUT, stem)
+        write_json(report, folder / f"{stem}.json")
+        if folder == OUT:  # (the page shows the other runs' tables only)
+            write_plots(report, folder, stem)
         print(f"{stem}: {report['games']} games in {report['elapsed_s']} s", flush=True)
         # The page after each scenario, so that a run cut short still has one.
         (ROOT / "docs" / "balance.md").write_text(page(), encoding="utf-8")
