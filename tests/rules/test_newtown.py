@@ -36,6 +36,7 @@ from engine import chance
 from muster.cli import main
 from muster.coverage import coverage
 from tests.conftest import ROOT, RULESETS, rulebook
+from tests.test_layering import named_in_generic_code
 
 BATTLE = RULESETS / "newtown"
 FACTS = json.loads((ROOT / "tests" / "data" / "newtown" / "facts.json").read_text("utf-8"))
@@ -476,7 +477,6 @@ BATTLE_WORDS = {
 }
 
 
-@pytest.mark.slow
 def test_generic_code_names_nothing_of_newtown():
     words = set(BATTLE_WORDS)
     for path in BATTLE.glob("*.mst"):
@@ -489,14 +489,7 @@ def test_generic_code_names_nothing_of_newtown():
             if len(m.group(1)) > 3:
                 words.add(m.group(1))
     assert {"brant", "cattle_herd", "activation_cup", "creek_to_hog_back"} <= words
-    offenders = []
-    for folder in ("dsl", "compiler", "engine"):
-        for path in (ROOT / folder).rglob("*"):
-            if path.suffix not in (".py", ".lark", ".jinja") or "__pycache__" in path.parts:
-                continue
-            code = path.read_text(encoding="utf-8").lower()
-            offenders += [f"{path.name}: {w}" for w in words if re.search(rf"\b{w}\b", code)]
-    assert not offenders
+    assert not named_in_generic_code(words)
 
 
 # ---------------------------------------------------------------- the documentation
