@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 import types
@@ -11,7 +12,7 @@ import pytest
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_game, load_generated
+from compiler.build import load_game, load_generated, with_local_charts
 from compiler.check import compile_ruleset
 from dsl.source import SourceFiles
 from engine import chance, incremental
@@ -60,17 +61,37 @@ def litmus() -> Game:
     return load_game(LITMUS)
 
 
+@functools.cache
+def compiled(battle: str) -> tuple[ir.Ruleset, SourceFiles]:
+    """A shipped battle's rules as its rule files now stand, checked once per test
+    session (in each worker) for every test that reads them."""
+    return compile_ruleset(battle)
+
+
+@functools.cache
+def package(battle: str) -> types.ModuleType:
+    """A shipped battle's engine package generated from its rule files as they now
+    stand (as `muster play` does), once per test session."""
+    rules, _sources = compiled(battle)
+    return load_generated(generate(rules), rules.name)
+
+
+def fresh_game(battle: str, params: dict | None = None) -> Game:
+    """`compiler.build.load_game(battle, params)`: a new `Game` of a shipped battle's
+    rule files as they now stand, with its local charts, compiled once (`package`)."""
+    return with_local_charts(package(battle), params)
+
+
 @pytest.fixture(scope="session")
 def monmouth_compiled() -> tuple[ir.Ruleset, SourceFiles]:
     """Monmouth's rules, checked once for the tests that share them."""
-    return compile_ruleset("monmouth")
+    return compiled("monmouth")
 
 
 @pytest.fixture(scope="session")
-def monmouth_package(monmouth_compiled) -> types.ModuleType:
+def monmouth_package() -> types.ModuleType:
     """Monmouth's engine package generated from the current rule files (as `muster play`)."""
-    rules, _sources = monmouth_compiled
-    return load_generated(generate(rules), rules.name)
+    return package("monmouth")
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ from compiler.build import vassal_output
 from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
 from muster.cli import main
-from tests.conftest import RULESETS, STEPS, shared_file
+from tests.conftest import RULESETS, STEPS, compiled, shared_file
 from tests.vassal_decode import DecodedPiece, decode_piece, deobfuscate, read_save, split
 from tests.vassal_render import grid_params, vassal_centre, vassal_label, vassal_snap
 from tests.vassal_schema_check import load_schema, problems
@@ -443,7 +443,7 @@ def test_state_tags_leave_the_combat_factors_clear(modules, battle):
     from dsl.diagnostics import Reporter
 
     rules, vmod = modules[battle]
-    _rules, sources = compile_ruleset(battle)
+    _rules, sources = compiled(battle)
     faces = {c.name: c for c in counter_mix(rules, Reporter(sources))}
     titles = {u.title: u.name for u in rules.units}
     scale = 96 / COUNTER_PX

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from compiler.build import import_shipped, load_game
-from compiler.check import compile_ruleset
 from engine import chance
 from engine.bots.registry import make_bot
 from engine.bots.view import view_of
@@ -29,6 +28,7 @@ from engine.state import State
 from muster.cli import main
 from table.views import CONCEALED, FACE_DOWN, Markers, Redactor, phrase_pattern, view
 from tests.compiler.test_diagnostics import with_extra
+from tests.conftest import compiled
 
 THE_AMBUSH = Path(__file__).parents[1] / "data" / "designer" / "the_ambush"
 BLUE, RED = 0, 1
@@ -226,7 +226,7 @@ def test_every_redacted_account_line_keeps_its_template(battle):
     same sentence with the hidden phrase in the name's slot, never garbled."""
     game = import_shipped(battle).load_game()
     rules = game.rules
-    ir_rules, _ = compile_ruleset(battle)
+    ir_rules, _ = compiled(battle)
     markers = Markers(
         {m.name: m.side for m in ir_rules.markers}, {m.name: m.title for m in ir_rules.markers}
     )

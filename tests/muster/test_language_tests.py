@@ -14,7 +14,7 @@ from dsl.diagnostics import CompileError, Reporter
 from dsl.source import SourceFiles
 from muster.cli import main
 from muster.language_tests import Runner, collect, run_tests
-from tests.conftest import ROOT, RULESETS, rulebook
+from tests.conftest import ROOT, RULESETS, compiled, rulebook
 
 
 @pytest.mark.slow
@@ -248,7 +248,7 @@ def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
 
 @pytest.mark.slow
 def test_a_define_is_expected_by_its_value(tmp_path):
-    rules = compile_ruleset(RULESETS / "monmouth")[0]
+    rules = compiled("monmouth")[0]
     test_file = tmp_path / "defines.mst"
     test_file.write_text(
         'test arrival "Bonus movement on arrival" § monmouth 4.1 {\n'
@@ -273,7 +273,7 @@ def test_a_define_is_expected_by_its_value(tmp_path):
 
 @pytest.mark.slow
 def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
-    rules = compile_ruleset(RULESETS / "monmouth")[0]
+    rules = compiled("monmouth")[0]
     test_file = tmp_path / "typo.mst"
     test_file.write_text(
         'test typo "A define that is not there" {\n'
@@ -372,7 +372,7 @@ def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy, eff
 def test_a_position_that_cannot_play_on_names_the_rule(tmp_path):
     # No side has the initiative on an empty board: the second player turn is
     # the enemy of none's. The failure names the rule the engine was running.
-    rules = compile_ruleset(RULESETS / "newtown")[0]
+    rules = compiled("newtown")[0]
     test_file = tmp_path / "second.mst"
     test_file.write_text(
         'test second "The second player turn, with no initiative side set" {\n'

@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from compiler.check import compile_ruleset
 from muster.dump import dump
-from tests.conftest import ROOT, RULESETS, rulebook
+from tests.conftest import ROOT, compiled, rulebook
 
 RULEBOOK = rulebook("monmouth.txt")
 FACTS = json.loads((ROOT / "tests" / "data" / "monmouth" / "facts.json").read_text("utf-8"))
@@ -27,7 +26,7 @@ FACTS = json.loads((ROOT / "tests" / "data" / "monmouth" / "facts.json").read_te
 
 @pytest.fixture(scope="module")
 def ir() -> dict:
-    return json.loads(dump(compile_ruleset(RULESETS / "monmouth")[0]))
+    return json.loads(dump(compiled("monmouth")[0]))
 
 
 def named(items: list[dict], name: str) -> dict:

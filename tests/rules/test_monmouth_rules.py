@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.build import import_shipped, load_game
+from compiler.build import import_shipped
 from engine import chance, interpreter, primitives, restrictions
 from engine.save import from_json
 from engine.tables import modifiers_of
-from tests.conftest import RULESETS, play_out
+from tests.conftest import fresh_game, play_out
 
-MONMOUTH = RULESETS / "monmouth"
 YES = 1
 
 
 @pytest.fixture(scope="module")
 def campaign():
-    return load_game(MONMOUTH, {"scenario": "campaign"})
+    return fresh_game("monmouth", {"scenario": "campaign"})
 
 
 def position(game, variables: dict, units: dict, stack: list, **extra) -> object:
@@ -203,7 +202,7 @@ def test_momentum_spent_on_the_roll_saves_a_heat_turn(campaign):
 
 
 def test_command_and_control_marks_the_brigades_and_countermarches_them():
-    game = load_game(MONMOUTH, {"scenario": "lees_advance"})
+    game = fresh_game("monmouth", {"scenario": "lees_advance"})
     s = game.new_initial_state()
     american = game.side_by_name[AMERICAN]
     rolled = []
@@ -348,7 +347,7 @@ def test_a_momentum_chit_adds_two_to_the_variable_reinforcement_roll(campaign, s
 def test_no_chit_no_question_and_the_roll_as_it_falls(campaign):
     """Without a chit, or playing without the Momentum Chits (an advanced rule,
     12.6), nothing is asked: the roll comes at once, with no DRM."""
-    without = load_game(MONMOUTH, {"scenario": "campaign", "rules": {"momentum_chits": False}})
+    without = fresh_game("monmouth", {"scenario": "campaign", "rules": {"momentum_chits": False}})
     for game, chits in ((campaign, 0), (without, 1)):
         s = at_variable_roll(game, BRITISH, 9, chits)
         assert s.is_chance_node()
@@ -409,7 +408,7 @@ def test_play_balance_decides_the_variable_reinforcements_without_a_roll(rule, f
     reinforcements." 5.2 Pro-American the other way round. No die is rolled on
     either side's turn; the favoured side's variable reinforcements may all
     enter (the British ones with no second roll, 4.132), the other side's none."""
-    game = load_game(MONMOUTH, {"scenario": "campaign", "rules": {rule: True}})
+    game = fresh_game("monmouth", {"scenario": "campaign", "rules": {rule: True}})
     entering = primitives.get("enter_reinforcements")
     for side, turn in ((BRITISH, 9), (AMERICAN, 12)):
         s = at_variable_roll(game, side, turn, chits=0)
@@ -440,7 +439,7 @@ def test_play_balance_drms_on_morgans_roll(rule, turn, roll, arrives):
     """5.1: "Apply +2 DRM to all Morgan's Detachment die rolls"; 5.2: "Apply –1 DRM"
     (low rolls bring him, 4.11; the ranges are the track's, provisional)."""
     params = {"scenario": "campaign"} | ({"rules": {rule: True}} if rule else {})
-    game = load_game(MONMOUTH, params)
+    game = fresh_game("monmouth", params)
     s = at_morgans_roll(game, turn)
     assert s.is_chance_node()
     s.apply_action(roll)
@@ -451,7 +450,7 @@ def test_play_balance_drms_on_morgans_roll(rule, turn, roll, arrives):
 
 
 def test_the_hedgerow_holds_until_attacked():
-    game = load_game(MONMOUTH, {"scenario": "holding_action"})
+    game = fresh_game("monmouth", {"scenario": "holding_action"})
     s = game.new_initial_state()
     white, wayne_group = game.unit_by_name["whites_light_horse"], game.unit_by_name["va_converged"]
     assert not restrictions.may_move(s, white) and restrictions.may_move(s, wayne_group)
@@ -469,7 +468,9 @@ def test_heavy_guns_pay_for_every_hex(campaign):
 
 
 def test_molly_pitcher_rallies_her_guns():
-    game = load_game(MONMOUTH, {"scenario": "washingtons_stand", "rules": {"molly_pitcher": True}})
+    game = fresh_game(
+        "monmouth", {"scenario": "washingtons_stand", "rules": {"molly_pitcher": True}}
+    )
     s = position(
         game,
         {"turn": 9, "phasing": AMERICAN},
@@ -499,7 +500,7 @@ def test_molly_pitcher_rallies_her_guns():
 
 def test_the_holding_action_opens_with_british_close_combat_only():
     """6.291, 6.25: the Noon turn is the British Close Combat phase; then the Americans."""
-    game = load_game(MONMOUTH, {"scenario": "holding_action"})
+    game = fresh_game("monmouth", {"scenario": "holding_action"})
     s = game.new_initial_state()
     british = game.side_by_name[BRITISH]
     while s.vars["turn"] == 7:
@@ -524,7 +525,7 @@ def test_a_scenario_is_played_over_its_game_turns(scenario, first, last):
     Turns 8 through 13" — "unless either side achieves automatic victory". A
     position at the end of the last turn's last phase ends the game; the turn
     before, play goes on into the next game turn."""
-    game = load_game(MONMOUTH, {"scenario": scenario})
+    game = fresh_game("monmouth", {"scenario": scenario})
     assert game.first_turn == first and game.last_turn == last
     assert game.new_initial_state().vars["turn"] == first
     for turn, over in ((last - 1, False), (last, True)):
@@ -548,7 +549,7 @@ def test_a_scenario_is_played_over_its_game_turns(scenario, first, last):
 )
 def test_random_games_play_to_the_end(scenario, seed):
     """A smoke test: random legal play (eager to fight) ends with a result."""
-    game = load_game(MONMOUTH, {"scenario": scenario})
+    game = fresh_game("monmouth", {"scenario": scenario})
     s = play_out(game.new_initial_state(), seed)
     assert s.is_terminal() and s.move_number <= game.max_game_length()
     assert s.vars["turn"] == game.last_turn + 1 or s.winner >= 0

@@ -7,15 +7,13 @@ from __future__ import annotations
 import pytest
 
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_game
-from compiler.check import compile_ruleset
 from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.save import to_json
 from muster.coverage import coverage
-from tests.conftest import ROOT, RULESETS
+from tests.conftest import ROOT, RULESETS, compiled, fresh_game
 from tests.rules.test_monmouth_facts import RULEBOOK
 
 MONMOUTH = RULESETS / "monmouth"
@@ -23,7 +21,7 @@ MONMOUTH = RULESETS / "monmouth"
 
 @pytest.fixture(scope="module")
 def rules():
-    return compile_ruleset(MONMOUTH)[0]
+    return compiled("monmouth")[0]
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +132,7 @@ def test_set_ups_are_legal_terrain(rules):
 
 @pytest.mark.parametrize("scenario", ["lees_advance", "holding_action", "washingtons_stand"])
 def test_scenarios_set_up_in_the_engine(rules, scenario):
-    game = load_game(MONMOUTH, {"scenario": scenario})
+    game = fresh_game("monmouth", {"scenario": scenario})
     s = game.new_initial_state()
     units = to_json(s)["units"]
     [sc] = [x for x in rules.scenarios if x.name == scenario]
@@ -154,7 +152,7 @@ def test_scenarios_set_up_in_the_engine(rules, scenario):
 
 
 def test_washingtons_stand_offers_its_choices_and_places_molly(rules):
-    game = load_game(MONMOUTH, {"scenario": "washingtons_stand"})
+    game = fresh_game("monmouth", {"scenario": "washingtons_stand"})
     s = game.new_initial_state()
     labels = game.rules.board.labels
     offered = []
@@ -172,7 +170,7 @@ def test_washingtons_stand_offers_its_choices_and_places_molly(rules):
 
 
 def test_the_holding_action_begins_with_lee_relieved(rules):
-    game = load_game(MONMOUTH, {"scenario": "holding_action"})
+    game = fresh_game("monmouth", {"scenario": "holding_action"})
     s = game.new_initial_state()
     assert s.vars["lee_relieved"] is True
     assert s.vars["army_morale"] == (20, 18)

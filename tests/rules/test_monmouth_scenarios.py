@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from compiler.check import compile_ruleset
 from muster.dump import dump
-from tests.conftest import ROOT, RULESETS
+from tests.conftest import ROOT, compiled
 from tests.rules.test_monmouth_facts import RULEBOOK
 
 NAMES = {
@@ -47,7 +46,7 @@ class Placement:
 
 @pytest.fixture(scope="module")
 def dumped() -> dict:
-    return json.loads(dump(compile_ruleset(RULESETS / "monmouth")[0]))
+    return json.loads(dump(compiled("monmouth")[0]))
 
 
 @pytest.fixture(scope="module")

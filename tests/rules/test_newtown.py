@@ -24,8 +24,6 @@ import pytest
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_game
-from compiler.check import compile_ruleset
 from compiler.check.maps import grid_of
 from compiler.load import load, resolve_ruleset
 from compiler.map.hexmap import Grid
@@ -35,7 +33,7 @@ from dsl.source import SourceFiles
 from engine import chance
 from muster.cli import main
 from muster.coverage import coverage
-from tests.conftest import ROOT, RULESETS, rulebook
+from tests.conftest import ROOT, RULESETS, compiled, fresh_game, rulebook
 from tests.test_layering import named_in_generic_code
 
 BATTLE = RULESETS / "newtown"
@@ -48,7 +46,7 @@ needs_rulebook = pytest.mark.skipif(RULEBOOK is None, reason="the Newtown rulebo
 
 @pytest.fixture(scope="module")
 def rules() -> ir.Ruleset:
-    return compile_ruleset(BATTLE)[0]
+    return compiled("newtown")[0]
 
 
 @pytest.fixture(scope="module")
@@ -525,7 +523,7 @@ def test_committed_engine_is_current(rules):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["historical", "campaign"])
 def test_both_scenarios_build_and_play_to_the_end(name):
-    game = load_game(BATTLE, {"scenario": name})
+    game = fresh_game("newtown", {"scenario": name})
     s = game.new_initial_state()
     rng = random.Random(7)
     moves = 0
@@ -551,7 +549,7 @@ def test_the_historical_assault_on_the_breastwork_shows_the_fieldworks_drm():
     attacker's fieldworks DRM in its account."""
     from engine.bots import make_bot
 
-    game = load_game(BATTLE, {"scenario": "historical"})
+    game = fresh_game("newtown", {"scenario": "historical"})
     s = game.new_initial_state()
     bots = [make_bot("heuristic", 0, 1), make_bot("heuristic", 1, 1)]
     account: list[str] = []

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.build import import_shipped, load_game
+from compiler.build import import_shipped
 from engine.queries import board_distance
 from engine.save import from_json
 from engine.state import ON_MAP
+from tests.conftest import fresh_game
 
 
 @pytest.fixture(scope="module")
 def newtown():
-    return load_game("newtown")
+    return fresh_game("newtown")
 
 
 def position(game, units: dict, stack: list, **extra):

@@ -23,11 +23,12 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_game, load_generated
+from compiler.build import load_generated
 from compiler.check import compile_ruleset
 from engine.los import sight
 from engine.save import from_json
 from engine.state import State
+from tests.conftest import fresh_game
 
 EXAMPLES = Path(__file__).parent.parent / "data" / "examples" / "examples.mst"
 
@@ -446,7 +447,7 @@ def test_the_los_diagram_blocked_by_terrain_slope_and_a_unit(game):
 
 @pytest.fixture(scope="module")
 def newtown():
-    return load_game("newtown")
+    return fresh_game("newtown")
 
 
 def test_the_retreat_before_combat_example_takes_every_unit_next_to_f(newtown):
@@ -528,7 +529,7 @@ def test_the_retreat_before_combat_example_takes_every_unit_next_to_f(newtown):
 
 @pytest.fixture(scope="module")
 def monmouth():
-    return load_game("monmouth", {"scenario": "campaign"})
+    return fresh_game("monmouth", {"scenario": "campaign"})
 
 
 @pytest.mark.parametrize("stack", [["nj_1"], ["nj_1", "nj_2", "nj_3"]])

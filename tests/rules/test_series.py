@@ -11,7 +11,7 @@ from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from muster.cli import main
 from muster.coverage import coverage
-from tests.conftest import RULESETS, rulebook
+from tests.conftest import RULESETS, compiled, rulebook
 
 SERIES = RULESETS / "series"
 RESULT_CODES = {"-", "AM", "R", "D", "1", "2", "DC", "AC", "PIN", "*"}
@@ -136,7 +136,7 @@ def test_check_summarises_a_battle_on_one_screen(capsys):
     from compiler.provenance import provisional_values
     from muster.cli import main
 
-    rules = compile_ruleset(RULESETS / "newtown")[0]
+    rules = compiled("newtown")[0]
     assert main(["check", str(RULESETS / "newtown")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) <= 20
