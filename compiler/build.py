@@ -30,11 +30,16 @@ from compiler.backends.print_and_play.steps import ChartsShared, print_steps
 from compiler.backends.vassal import vassal_steps
 from compiler.backends.vassal.images import screen_charts
 from compiler.check import compile_ruleset
-from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.check.header import RULESET_KEYS
+from compiler.check.props import Props
+from compiler.load import PROJECT_ROOT, SHIPPED, load, resolve_ruleset
 from compiler.local_charts import local_chart_file, local_charts
 from compiler.output_folder import BuildRefused, OutputFolder
 from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
+from dsl import ast
+from dsl.diagnostics import Reporter
+from dsl.parse import parse_text
 from dsl.source import SourceFiles
 from engine.game import Game
 
@@ -167,8 +172,30 @@ def shipped_battles() -> list[str]:
     return [
         entry.parent.name
         for entry in sorted(SHIPPED.glob("*/ruleset.mst"))
-        if not compile_ruleset(entry.parent)[0].library
+        if not _is_library(entry)
     ]
+
+
+def _is_library(entry: Path) -> bool:
+    """Whether a ruleset is a library (`library` in its ruleset declaration: the last
+    one read, the entry file's if it has one), from its files parsed alone rather
+    than by compiling the ruleset, which takes seconds a battle. Rule files that do
+    not parse, or declare no ruleset, are compiled, so that their errors are
+    reported as a build reports them."""
+    reporter = Reporter(SourceFiles())
+    parsed = parse_text(entry.read_text(encoding="utf-8"), str(entry), reporter)
+    files = [] if parsed is None else [parsed]
+    if parsed is not None and not _rulesets(parsed):  # (declared in a file it imports)
+        files = list(load(entry, reporter).files)
+    declared = [d for f in files for d in _rulesets(f)]
+    if reporter.has_errors() or not declared:
+        return compile_ruleset(entry.parent)[0].library
+    return Props(declared[-1], reporter, RULESET_KEYS).flag("library")
+
+
+def _rulesets(parsed: ast.File) -> list[ast.Entity]:
+    """A file's ruleset declarations."""
+    return [d for d in parsed.decls if isinstance(d, ast.Entity) and d.kind == "ruleset"]
 
 
 def load_generated(files: dict[str, str], name: str) -> types.ModuleType:

@@ -12,7 +12,7 @@ import pytest
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_game, load_generated, with_local_charts
+from compiler.build import load_game, load_generated, shipped_battles, with_local_charts
 from compiler.check import compile_ruleset
 from dsl.source import SourceFiles
 from engine import chance, incremental
@@ -32,6 +32,9 @@ RULESETS = ROOT / "rulesets"
 LITMUS = ROOT / "tests" / "data" / "litmus" / "base.mst"
 # The training battle with a unit of three steps: a face for each on every output.
 STEPS = ROOT / "tests" / "data" / "steps"
+# The shipped battles (not the series, a library), read once for the tests
+# parametrized by them.
+SHIPPED_BATTLES = tuple(shipped_battles())
 
 
 def shared_file(*parts: str) -> Path | None:

@@ -8,11 +8,10 @@ from collections import Counter
 
 import pytest
 
-from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from compiler.map.board import build_board
 from engine.board_data import FILE, BoardDataError, board_from_text, board_text
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SHIPPED_BATTLES
 
 # Lines of each committed `rules.py` at the commit before the redesign (3f287ed).
 BEFORE = {"newtown": 17280, "monmouth": 13592, "training": 1169}
@@ -30,7 +29,7 @@ def functions(battle: str) -> list[ast.FunctionDef]:
     return [f for f in tree.body if isinstance(f, ast.FunctionDef)]
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_the_artifact_is_at_most_a_third_of_what_it_was(battle):
     for file in ("rules.py", "__init__.py"):
         assert (ROOT / "generated" / battle / file).is_file()
@@ -38,21 +37,21 @@ def test_the_artifact_is_at_most_a_third_of_what_it_was(battle):
     assert 3 * lines <= BEFORE[battle], f"{battle}: {lines} lines, over {BEFORE[battle] // 3}"
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_no_line_is_longer_than_200_characters(battle):
     for file in ("rules.py", "__init__.py"):
         long = [i for i, line in enumerate(source(battle, file).splitlines(), 1) if len(line) > 200]
         assert not long, f"generated/{battle}/{file}: lines {long[:10]} are over 200 characters"
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_no_function_body_is_written_twice(battle):
     bodies = Counter(tuple(ast.dump(s) for s in f.body) for f in functions(battle))
     assert len(bodies) > 20
     assert [n for n in bodies.values() if n > 1] == []
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_every_function_is_named_for_where_it_comes_from(battle):
     lines = source(battle).splitlines()
     for f in functions(battle):
@@ -61,7 +60,7 @@ def test_every_function_is_named_for_where_it_comes_from(battle):
         assert WHERE.match(lines[f.lineno - 1]), lines[f.lineno - 1]
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_no_hex_list_is_pasted_into_an_expression(battle):
     """Zones and other sets of hexes are module constants (`ZONE_*`, `HEXES_*`)."""
     pasted = []
@@ -85,7 +84,7 @@ def test_a_zone_read_in_a_rule_is_its_constant():
     assert re.search(r"(ZONE_\w+|HEXES_\d+)_LIST", herd)
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_generated_packages_import_only_the_engine(battle):
     for file in ("rules.py", "__init__.py"):
         for node in ast.walk(ast.parse(source(battle, file))):
@@ -124,7 +123,7 @@ def test_the_board_file_gives_back_the_board_the_map_model_built():
         assert line.lstrip().startswith(f'["{label}",')
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_each_committed_board_file_reads_as_its_package_board(battle):
     import importlib
 
@@ -167,7 +166,7 @@ def _negated_int(node: ast.AST) -> bool:
     return isinstance(node, ast.UnaryOp) and _bare_int(node.operand)
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_units_sides_and_statuses_are_compared_by_name(battle):
     """`u != UNIT__RED_GUARD`, `s.unit_status[u] == ON_MAP`: never a bare number."""
     found = []
@@ -185,7 +184,7 @@ def test_units_sides_and_statuses_are_compared_by_name(battle):
     assert found == []
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_records_name_their_fields_and_jumps_name_labels(battle):
     tree = ast.parse(source(battle))
     records = [
@@ -203,7 +202,7 @@ def test_records_name_their_fields_and_jumps_name_labels(battle):
         assert isinstance(target, ast.Constant) and target.value in labels, ast.unparse(jump)
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_each_named_number_is_written_once(battle):
     text = source(battle)
     names = re.findall(r"^([A-Z]+__\w+) = -?\d+$", text, re.M)
@@ -211,7 +210,7 @@ def test_each_named_number_is_written_once(battle):
     assert "UNIT_MOVEMENT = tuple(u.movement for u in UNITS)" in text  # not a second copy
 
 
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_a_rule_is_found_by_its_section(battle):
     """A define's § is on its `def` line, a step's on the line where the step begins."""
     text = source(battle)

@@ -12,11 +12,10 @@ import pytest
 
 from compiler import ir
 from compiler.backends.engine_codegen import HEX_OF, WRITTEN_OUT, generate
-from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from engine import chance
 from engine import queries as q
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SHIPPED_BATTLES
 
 DIGEST = """
 import hashlib, sys
@@ -35,7 +34,7 @@ def checked_rules(name: str, request: pytest.FixtureRequest) -> ir.Ruleset:
     return compile_ruleset(ROOT / "rulesets" / name)[0]
 
 
-@pytest.mark.parametrize("name", shipped_battles())
+@pytest.mark.parametrize("name", SHIPPED_BATTLES)
 def test_committed_engine_is_current(name, request):
     """Every shipped battle's committed `generated/<name>/` is what a fresh build writes."""
     files = generate(checked_rules(name, request))

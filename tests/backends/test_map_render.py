@@ -16,18 +16,17 @@ import pytest
 from PIL import Image
 
 from compiler.backends.map_render import CORNER_ANGLES, pattern_color, render_map, rgb, setup_areas
-from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
 from muster.cli import main
-from tests.conftest import RULESETS
+from tests.conftest import RULESETS, SHIPPED_BATTLES
 from tests.maps import MAPS
 
 DPI = 100
 
 
 def shipped_maps() -> list:
-    return [RULESETS / name for name in shipped_battles()]
+    return [RULESETS / name for name in SHIPPED_BATTLES]
 
 
 @pytest.fixture(scope="module", params=[*shipped_maps(), MAPS / "features.mst"], ids=str)

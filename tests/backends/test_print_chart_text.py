@@ -20,13 +20,12 @@ from compiler.backends.print_and_play.face import Text
 from compiler.backends.print_and_play.grid import PAD
 from compiler.backends.print_and_play.mix import counter_mix
 from compiler.backends.print_and_play.tracks import level_track, turn_track_charts
-from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
-from tests.conftest import RULESETS
+from tests.conftest import RULESETS, SHIPPED_BATTLES
 
-BATTLES = shipped_battles()
+BATTLES = SHIPPED_BATTLES
 CLASS_NAMES = {name for name, obj in vars(ir).items() if isinstance(obj, type)}
 # Notes under a chart explain codes with "=" (`AM = Army Morale Loss`).
 NOTE_REPR = re.compile(r"\w\(|\[|\]|\('|',|'\)|\bNone\b|\bTrue\b|\bFalse\b|\)\)")

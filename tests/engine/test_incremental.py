@@ -16,14 +16,14 @@ from dataclasses import replace
 
 import pytest
 
-from compiler.build import import_shipped, shipped_battles
+from compiler.build import import_shipped
 from engine import chance, incremental
 from engine.firing import Firing
 from engine.game import Game
 from engine.primitives import movement
 from engine.save import from_json, to_json
 from engine.state import MAX_SIDES, MAX_UNITS, ON_MAP, Occupancy, State
-from tests.conftest import eager_action
+from tests.conftest import SHIPPED_BATTLES, eager_action
 
 # Enough actions for several movement phases of each side, not whole campaigns.
 ACTIONS = 400
@@ -31,7 +31,7 @@ ACTIONS = 400
 
 def shipped_scenarios() -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
-    for battle in shipped_battles():
+    for battle in SHIPPED_BATTLES:
         names = [sc.name for sc in import_shipped(battle).RULES.scenarios]
         found += [(battle, name) for name in names] or [(battle, None)]
     return found

@@ -8,17 +8,16 @@ import shutil
 
 import pytest
 
-from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from dsl.diagnostics import CompileError, Reporter
 from dsl.source import SourceFiles
 from muster.cli import main
 from muster.language_tests import Runner, collect, run_tests
-from tests.conftest import ROOT, RULESETS, compiled, rulebook
+from tests.conftest import ROOT, RULESETS, SHIPPED_BATTLES, compiled, rulebook
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("battle", shipped_battles())
+@pytest.mark.parametrize("battle", SHIPPED_BATTLES)
 def test_every_language_test_of_the_battle_passes(battle):
     tests, run = run_tests(battle)
     assert tests, f"{battle} has language tests in rulesets/{battle}/tests/"
