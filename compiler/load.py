@@ -10,6 +10,7 @@ or patch what earlier ones declared.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,7 +158,7 @@ class _Loader:
         if hit is not None and hit[0] == text:
             self.reporter.sources.add(name, text)
             return hit[1]
-        parsed = parse_text(text, name, self.reporter)
+        parsed = _parse_once(text, name, self.reporter)
         if self.cache is not None and parsed is not None:
             self.cache[path] = (text, parsed)
         return parsed
@@ -180,6 +181,32 @@ class _Loader:
             )
             return
         self.visit(target, decl.span)
+
+
+# The syntax trees of the files this process parsed last, by the name diagnostics
+# give the file and its text: the same text under the same name parses to the
+# same (immutable) tree, so a process that checks rulesets again and again (the
+# tests, `muster test shipped`, a build of every battle, each importing the
+# series) parses each file once. Parsing is most of a check's time.
+_PARSED: OrderedDict[tuple[str, str], ast.File] = OrderedDict()
+_PARSED_KEPT = 256  # files: every shipped ruleset's several times over
+
+
+def _parse_once(text: str, name: str, reporter: Reporter) -> ast.File | None:
+    """`parse_text`, or the tree of the same text under the same name parsed before (a
+    file that parses reports nothing: only its text is noted for diagnostics)."""
+    key = (name, text)
+    found = _PARSED.get(key)
+    if found is not None:
+        _PARSED.move_to_end(key)
+        reporter.sources.add(name, text)
+        return found
+    parsed = parse_text(text, name, reporter)
+    if parsed is not None:
+        _PARSED[key] = parsed
+        if len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return parsed
 
 
 def _clipped(name: str, limit: int = 80) -> str:
