@@ -71,6 +71,7 @@ def test_muster_test_succeeds(capsys, as_the_command_plays):
     assert " failed" not in capsys.readouterr().out
 
 
+@pytest.mark.slow  # a whole game of each scenario, by the command
 @pytest.mark.parametrize("scenario", ["crossing", "morning_attack"])
 @pytest.mark.parametrize("seed", [1])
 def test_each_scenario_plays_to_the_end(capsys, scenario, seed, as_the_command_plays):
