@@ -10,6 +10,7 @@ or patch what earlier ones declared.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,24 +189,30 @@ class _Loader:
 # same (immutable) tree, so a process that checks rulesets again and again (the
 # tests, `muster test shipped`, a build of every battle, each importing the
 # series) parses each file once. Parsing is most of a check's time.
+# (The language server checks on a thread of its own: the trees kept are looked up
+# and added under a lock, the parsing itself is not.)
 _PARSED: OrderedDict[tuple[str, str], ast.File] = OrderedDict()
 _PARSED_KEPT = 256  # files: every shipped ruleset's several times over
+_PARSED_LOCK = threading.Lock()
 
 
 def _parse_once(text: str, name: str, reporter: Reporter) -> ast.File | None:
     """`parse_text`, or the tree of the same text under the same name parsed before (a
     file that parses reports nothing: only its text is noted for diagnostics)."""
     key = (name, text)
-    found = _PARSED.get(key)
+    with _PARSED_LOCK:
+        found = _PARSED.get(key)
+        if found is not None:
+            _PARSED.move_to_end(key)
     if found is not None:
-        _PARSED.move_to_end(key)
         reporter.sources.add(name, text)
         return found
     parsed = parse_text(text, name, reporter)
     if parsed is not None:
-        _PARSED[key] = parsed
-        if len(_PARSED) > _PARSED_KEPT:
-            _PARSED.popitem(last=False)
+        with _PARSED_LOCK:
+            _PARSED[key] = parsed
+            if len(_PARSED) > _PARSED_KEPT:
+                _PARSED.popitem(last=False)
     return parsed
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -45,3 +47,22 @@ def test_a_second_check_reports_an_error_as_the_first_did(tmp_path):
         texts.append(render_all(info.value.diagnostics, info.value.sources))
     assert "nobody_at_all" in texts[0] and "^" in texts[0]  # the line, and a caret under it
     assert texts[1] == texts[0]
+
+
+def test_checks_on_several_threads_share_the_trees_kept(monkeypatch):
+    """The language server checks on a thread of its own: trees are looked up, added
+    and dropped (past the number kept) by several threads at once without a fault."""
+    monkeypatch.setattr(loading, "_PARSED", OrderedDict())  # (the battles' trees stay kept)
+    texts = [f'ruleset r{i} "R{i}" {{\n    library\n}}\n' for i in range(loading._PARSED_KEPT + 40)]
+
+    def check_all(offset: int) -> list[bool]:
+        found = []
+        for i in range(len(texts)):
+            text = texts[(i + offset) % len(texts)]
+            found.append(loading._parse_once(text, "r.mst", Reporter(SourceFiles())) is not None)
+        return found
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(check_all, range(0, 200, 50)))
+    assert all(all(r) for r in results)
+    assert len(loading._PARSED) <= loading._PARSED_KEPT
