@@ -25,6 +25,7 @@ from compiler.backends.vassal.sequence import Unencodable, sequence, text
 from compiler.build import vassal_output
 from compiler.check import compile_ruleset
 from compiler.map.model import MapModel
+from dsl.source import SourceFiles
 from muster.cli import main
 from tests.conftest import RULESETS, STEPS, compiled, shared_file
 from tests.vassal_decode import DecodedPiece, decode_piece, deobfuscate, read_save, split
@@ -37,7 +38,11 @@ REGION = "VASSAL.build.module.map.boardPicker.board.Region"
 
 
 def build_module(arg: object) -> tuple[ir.Ruleset, bytes]:
-    rules, sources = compile_ruleset(arg)
+    return module_of(*compile_ruleset(arg))
+
+
+def module_of(rules: ir.Ruleset, sources: SourceFiles) -> tuple[ir.Ruleset, bytes]:
+    """The rules and the VASSAL module built from them."""
     files: dict[str, bytes] = {}
     for _what, run in vassal_output(rules, sources):
         files.update(run())
@@ -47,7 +52,7 @@ def build_module(arg: object) -> tuple[ir.Ruleset, bytes]:
 @pytest.fixture(scope="session")
 def modules() -> dict[str, tuple[ir.Ruleset, bytes]]:
     """Each shipped battle's module, built once for the session."""
-    return {name: build_module(name) for name in BATTLES}
+    return {name: module_of(*compiled(name)) for name in BATTLES}
 
 
 @pytest.fixture(scope="session")
