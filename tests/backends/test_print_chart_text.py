@@ -9,7 +9,6 @@ instead, and every text on every counter.
 from __future__ import annotations
 
 import re
-from functools import cache
 
 import numpy as np
 import pytest
@@ -20,10 +19,9 @@ from compiler.backends.print_and_play.face import Text
 from compiler.backends.print_and_play.grid import PAD
 from compiler.backends.print_and_play.mix import counter_mix
 from compiler.backends.print_and_play.tracks import level_track, turn_track_charts
-from compiler.check import compile_ruleset
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
-from tests.conftest import RULESETS, SHIPPED_BATTLES
+from tests.conftest import SHIPPED_BATTLES, compiled
 
 BATTLES = SHIPPED_BATTLES
 CLASS_NAMES = {name for name, obj in vars(ir).items() if isinstance(obj, type)}
@@ -32,14 +30,9 @@ NOTE_REPR = re.compile(r"\w\(|\[|\]|\('|',|'\)|\bNone\b|\bTrue\b|\bFalse\b|\)\)"
 REPR = re.compile(r"\w\(|=|\[|\]|\('|',|'\)|\bNone\b|\bTrue\b|\bFalse\b|\)\)")
 
 
-@cache
-def compiled(battle: str) -> ir.Ruleset:
-    return compile_ruleset(RULESETS / battle)[0]
-
-
 @pytest.fixture(params=BATTLES)
 def rules(request) -> ir.Ruleset:
-    return compiled(request.param)
+    return compiled(request.param)[0]
 
 
 def printed_charts(rules: ir.Ruleset):
@@ -104,7 +97,7 @@ def test_every_counter_shows_something(rules):
 
 
 def test_table_names_print_as_titles():
-    rules = compiled("monmouth")
+    rules = compiled("monmouth")[0]
     chart = table_chart(rules, next(t for t in rules.tables if t.name == "cc_identification"))
     assert [c.text for c in chart.header] == ["Die roll", "Turns 2–3", "Turn 4 plus"]
     cells = {row[0].text: [c.text for c in row[1:]] for row in chart.rows}
@@ -120,7 +113,7 @@ def test_the_check_catches_a_repr():
 
 
 def test_terrain_effects_give_movement_costs_in_words():
-    chart = terrain_chart(compiled("monmouth"))
+    chart = terrain_chart(compiled("monmouth")[0])
     head = [c.text for c in chart.header]
     rows = {row[0].text: [c.text for c in row] for row in chart.rows}
     move = head.index("Movement")
@@ -137,10 +130,10 @@ def test_terrain_effects_give_movement_costs_in_words():
 def test_terrain_effects_list_the_terrain_of_the_map():
     # The series declares terrain no one map holds (a meeting house, a town,
     # fieldworks); a battle's chart lists what a player meets on its map.
-    monmouth = {row[0].text for row in terrain_chart(compiled("monmouth")).rows}
+    monmouth = {row[0].text for row in terrain_chart(compiled("monmouth")[0]).rows}
     assert {"Village", "Hedgerow (hexside)", "Slope/Creek (hexside)"} <= monmouth
     assert not {"Town", "Meeting House", "Fieldworks (hexside)", "Ford (hexside)"} & monmouth
-    newtown = terrain_chart(compiled("newtown"))
+    newtown = terrain_chart(compiled("newtown")[0])
     head = [c.text for c in newtown.header]
     rows = {row[0].text: [c.text for c in row] for row in newtown.rows}
     assert rows["Ford (hexside)"][head.index("Movement")] == "+0 MP\ninstead of Creek"

@@ -10,6 +10,7 @@ import pytest
 
 from compiler.check import compile_ruleset
 from compiler.goals import Goal, goals
+from tests.conftest import compiled
 
 DESIGNER = Path(__file__).parents[1] / "data" / "designer"
 
@@ -21,7 +22,7 @@ def _goals(battle: str | Path) -> list[Goal]:
 
 @pytest.fixture(scope="module")
 def monmouth_goals() -> list[Goal]:
-    return _goals("monmouth")
+    return goals(compiled("monmouth")[0])
 
 
 def test_a_victory_that_counts_exited_units_makes_them_a_goal():
