@@ -505,35 +505,49 @@ class Policy:
     def _move(self, view: State, actions: list[int], p: int) -> int:
         """The step that most raises its unit's hex value: the unit that
         moved last first (it completes its move), then combat units, then
-        leaders (who follow their units); PASS when no step gains."""
+        leaders (who follow their units); PASS when no step gains.
+
+        The unit that moved last is valued first, alone: when one of its steps
+        gains, that step is the answer whatever the others gain, so they are
+        valued only when none does (most decisions of a movement phase are a
+        unit going on, and valuing every unit's steps was most of the bot's
+        time)."""
         space = view.game.actions
-        best: dict[bool, tuple[float, int]] = {}
+        pic = self.ev.picture(view, p)
+        values: dict[int, float] = {}
+        mover = self.last_moved
+        own: list[int] = []
+        if mover >= 0:  # its steps (a block of the action space) and its exit
+            steps, leave = range(space.step(mover, 0), space.step(mover + 1, 0)), space.exit(mover)
+            own = [a for a in actions if a in steps or a == leave]
         own_best, own_gain = None, MOVE_EPSILON
-        for a, u, gain in self._step_gains(view, actions, p):
-            leader = self.ev.kind[u] == "leader"
-            if gain > best.get(leader, (MOVE_EPSILON, 0))[0]:
-                best[leader] = (gain, a)
-            if u == self.last_moved and gain > own_gain:
+        for a, _u, gain in self._step_gains(view, own, pic, values):
+            if gain > own_gain:
                 own_best, own_gain = a, gain
         if own_best is not None:
             choice = own_best
-        elif best:
-            choice = best[min(best)][1]
         else:
-            choice = space.PASS if space.PASS in actions else actions[0]
+            best: dict[bool, tuple[float, int]] = {}
+            for a, u, gain in self._step_gains(view, actions, pic, values):
+                leader = self.ev.kind[u] == "leader"
+                if gain > best.get(leader, (MOVE_EPSILON, 0))[0]:
+                    best[leader] = (gain, a)
+            if best:
+                choice = best[min(best)][1]
+            else:
+                choice = space.PASS if space.PASS in actions else actions[0]
         if space.kind_of(choice) == "step":
             self.last_moved = space.decode_step(choice)[0]
         return choice
 
     def _step_gains(
-        self, view: State, actions: list[int], p: int
+        self, view: State, actions: list[int], pic: Picture, values: dict[int, float]
     ) -> Iterator[tuple[int, int, float]]:
         """Each step among the actions, with its unit and how much the step
-        raises the unit's hex value (and each exit, with what leaving gains)."""
+        raises the unit's hex value (and each exit, with what leaving gains);
+        `values` keeps each unit's value where it stands, for the decision."""
         space = view.game.actions
         ev = self.ev
-        pic = ev.picture(view, p)
-        values: dict[int, float] = {}
         for a in actions:
             kind = space.kind_of(a)
             if kind == "exit":

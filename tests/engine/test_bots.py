@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from compiler.build import import_shipped
 from engine import chance
 from engine.bots import BotSpecError, make_bot, parse_bots
-from engine.bots.heuristic import Policy
+from engine.bots.heuristic import MOVE_EPSILON, MOVES, Policy
 from engine.bots.view import redeal, view_of
 from engine.bots.weights import DEFAULT_TERMS, weights_for
 from engine.instructions import Choose
@@ -673,3 +673,57 @@ def test_a_search_out_of_time_answers_with_the_heuristic_and_no_rollout(training
     assert all(policy.deadline == hurried.deadline > 0 for policy in hurried._policies())
     MctsBot(p, random.Random(2), iterations=6).step(s)
     assert rollouts
+
+
+def _move_valuing_every_step(policy: Policy, view: State, actions: list[int], p: int) -> int:
+    """The heuristic's movement choice as it was made before the unit that moved last
+    was valued alone: every step valued, then the rule of `Policy._move`."""
+    space = view.game.actions
+    best: dict[bool, tuple[float, int]] = {}
+    own_best, own_gain = None, MOVE_EPSILON
+    pic = policy.ev.picture(view, p)
+    for a, u, gain in policy._step_gains(view, actions, pic, {}):
+        leader = policy.ev.kind[u] == "leader"
+        if gain > best.get(leader, (MOVE_EPSILON, 0))[0]:
+            best[leader] = (gain, a)
+        if u == policy.last_moved and gain > own_gain:
+            own_best, own_gain = a, gain
+    if own_best is not None:
+        return own_best
+    if best:
+        return best[min(best)][1]
+    return space.PASS if space.PASS in actions else actions[0]
+
+
+@pytest.mark.parametrize("scenario", ["lees_advance", "holding_action"])
+def test_the_unit_moving_on_is_chosen_as_if_every_step_were_valued(scenario):
+    """`Policy._move` values the unit that moved last first and the others only when
+    none of its steps gains: at every movement decision of seeded games it picks
+    what valuing every step picks, and both shortcuts are taken."""
+    game = shipped("monmouth", scenario)
+    went_on = looked_further = 0
+    for seed in (1, 2):
+        s = game.new_initial_state()
+        policies = [Policy(game), Policy(game)]
+        rng = random.Random(seed)
+        while not s.is_terminal() and s.move_number < 400:
+            if s.is_chance_node():
+                s.apply_action(chance.sample(s, seed))
+                continue
+            p, actions = s.current_player(), s.legal_actions()
+            space = game.actions
+            if {space.kind_of(a) for a in actions} & MOVES:
+                policy = policies[p]
+                mover = policy.last_moved
+                expected = _move_valuing_every_step(policy, s, actions, p)
+                chosen = policy._move(s, actions, p)
+                assert chosen == expected, (scenario, seed, s.move_number)
+                moved_on = space.kind_of(chosen) == "step" and mover >= 0
+                if moved_on and space.decode_step(chosen)[0] == mover:
+                    went_on += 1
+                else:
+                    looked_further += 1
+            else:
+                chosen = policies[p].choose(s, actions, p, rng, deep=False)
+            s.apply_action(chosen)
+    assert went_on > 20 and looked_further > 20, (went_on, looked_further)
