@@ -39,7 +39,6 @@ from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
 from dsl import ast
 from dsl.diagnostics import Reporter
-from dsl.parse import parse_text
 from dsl.source import SourceFiles
 from engine.game import Game
 
@@ -179,23 +178,19 @@ def shipped_battles() -> list[str]:
 def _is_library(entry: Path) -> bool:
     """Whether a ruleset is a library (`library` in its ruleset declaration: the last
     one read, the entry file's if it has one), from its files parsed alone rather
-    than by compiling the ruleset, which takes seconds a battle. Rule files that do
-    not parse, or declare no ruleset, are compiled, so that their errors are
-    reported as a build reports them."""
+    than by compiling the ruleset (the trees are kept for a build that follows).
+    Rule files that do not parse, or declare no ruleset, are compiled, so that
+    their errors are reported as a build reports them."""
     reporter = Reporter(SourceFiles())
-    parsed = parse_text(entry.read_text(encoding="utf-8"), str(entry), reporter)
-    files = [] if parsed is None else [parsed]
-    if parsed is not None and not _rulesets(parsed):  # (declared in a file it imports)
-        files = list(load(entry, reporter).files)
-    declared = [d for f in files for d in _rulesets(f)]
+    declared = [
+        d
+        for parsed in load(entry, reporter).files
+        for d in parsed.decls
+        if isinstance(d, ast.Entity) and d.kind == "ruleset"
+    ]
     if reporter.has_errors() or not declared:
         return compile_ruleset(entry.parent)[0].library
     return Props(declared[-1], reporter, RULESET_KEYS).flag("library")
-
-
-def _rulesets(parsed: ast.File) -> list[ast.Entity]:
-    """A file's ruleset declarations."""
-    return [d for d in parsed.decls if isinstance(d, ast.Entity) and d.kind == "ruleset"]
 
 
 def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
